@@ -1,0 +1,53 @@
+/**
+ * Catalogue shapes: what the configuration admits of every upstream's tools.
+ * Source: DESIGN §1 (terms), §3 (exposure), §4 (names), §7 (canonical vs projected schema).
+ */
+
+/** How a tool reaches the model (DESIGN §3). */
+export type Exposure = 'direct' | 'deferred' | 'hidden';
+
+/** A JSON object as parsed from the wire: kept verbatim, unknown fields included. */
+export type JsonObject = { [key: string]: unknown };
+
+/**
+ * One tool exactly as an upstream's `tools/list` declared it (after permissive parsing):
+ * `name` is a non-empty string and `inputSchema` an object; every other field is kept verbatim.
+ */
+export interface UpstreamTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: JsonObject;
+  readonly [field: string]: unknown;
+}
+
+/** The schema and description that go on the wire for one tool (DESIGN §7). */
+export interface ProjectedTool {
+  /** Description as advertised: synthesised when missing, clipped to the description budget. */
+  readonly description: string;
+  /** The projected inputSchema: byte-identical to the canonical one when nothing had to change. */
+  readonly inputSchema: JsonObject;
+  /** Highest compaction rung applied, 0 when none (DESIGN §7 ladder, 1..6). */
+  readonly rung: number;
+  /** UTF-8 bytes of the compact JSON of the canonical and projected inputSchema. */
+  readonly canonicalBytes: number;
+  readonly projectedBytes: number;
+  /** False when even the top-level surface alone exceeds the schema budget. */
+  readonly withinBudget: boolean;
+}
+
+/** One admitted upstream tool, immutable once built. */
+export interface CatalogEntry {
+  /** The name the client sees (DESIGN §4). */
+  readonly qualifiedName: string;
+  /** The `mcpServers` key of the upstream that owns the tool. */
+  readonly server: string;
+  /** The tool's name on its upstream. */
+  readonly upstreamName: string;
+  readonly exposure: Exposure;
+  /** Trigger words from the config (`tools.<pattern>.keywords`), sorted shorter first then alphabetically. */
+  readonly keywords: readonly string[];
+  /** The tool exactly as the upstream declared it: the canonical schema for admission. */
+  readonly tool: UpstreamTool;
+  /** What goes on the wire. */
+  readonly projected: ProjectedTool;
+}

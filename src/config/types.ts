@@ -1,0 +1,130 @@
+/**
+ * Config shapes for `servers.config.json` after validation and defaults.
+ * Source: DESIGN §12. Imports no other folder.
+ */
+
+export type ExposureSetting = 'direct' | 'deferred' | 'hidden';
+
+/** Per-tool rule, keyed by exact tool name or glob (`*`, `?`) in a server's `tools` object (DESIGN §3). */
+export interface ToolRule {
+  readonly exposure?: ExposureSetting;
+  /** Trigger words for the manifest and the search index (DESIGN §6, §8). */
+  readonly keywords?: readonly string[];
+}
+
+/** Schema preparation switches (DESIGN §7); each off by default. */
+export interface PrepareOptions {
+  readonly resolveRefs: boolean;
+  readonly stripKeywords: boolean;
+  readonly strict: boolean;
+}
+
+/** Compaction budget in UTF-8 bytes of compact JSON (DESIGN §7); `false` disables compaction. */
+export type CompactionBudget = { readonly maxDescriptionBytes: number; readonly maxSchemaBytes: number } | false;
+
+/** Schema options as written in the file: `"third-party"`, `false`, or explicit numbers. */
+export type CompactionSetting = 'third-party' | false | { maxDescriptionBytes?: number; maxSchemaBytes?: number };
+
+export interface SchemaSettings {
+  readonly compaction?: CompactionSetting;
+  readonly prepare?: Partial<PrepareOptions>;
+}
+
+interface ServerCommon {
+  /** Default exposure for this server's tools (DESIGN §3). */
+  readonly exposure?: ExposureSetting;
+  /** Rules per tool name or glob. */
+  readonly tools?: Readonly<Record<string, ToolRule>>;
+  /** `false` exposes tools under their own names (DESIGN §4). Default true. */
+  readonly prefix?: boolean;
+  /** Per-server schema settings, over the global ones. */
+  readonly schemas?: SchemaSettings;
+  /** Per-call timeout for this upstream in ms (default 60,000). */
+  readonly timeoutMs?: number;
+  /** `true` skips this server entirely (Claude Desktop-style `disabled`). */
+  readonly disabled?: boolean;
+}
+
+/** A stdio upstream: a child process speaking MCP on stdin/stdout (DESIGN §11). */
+export interface StdioServerConfig extends ServerCommon {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Variables set for the child, over the inherited environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** `true` (default) merges `env` over the gateway's own environment; `false` passes only a minimal safe set plus `env`. */
+  readonly inheritEnv?: boolean;
+  readonly cwd?: string;
+}
+
+/** A remote upstream over Streamable HTTP, falling back to SSE (DESIGN §11). */
+export interface RemoteServerConfig extends ServerCommon {
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** `auto` (default) tries Streamable HTTP then SSE. */
+  readonly transport?: 'auto' | 'streamable-http' | 'sse';
+}
+
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+
+/** Ranking knobs (DESIGN §8); defaults live in `discovery/`. */
+export interface RankingSettings {
+  readonly boosts?: Readonly<Record<string, number>>;
+  readonly bm25?: { readonly k1?: number; readonly b?: number; readonly d?: number };
+}
+
+export interface DiscoverySettings {
+  readonly enabled: boolean;
+  /** Token budget of the manifest in tool_search's description (default 4,000; DESIGN §6). */
+  readonly manifestTokenBudget: number;
+  /** tool_search limit default and clamp (5 / 20; DESIGN §5). */
+  readonly defaultLimit: number;
+  readonly maxLimit: number;
+  /** Module path exporting `rank(query, tools, limit)` (DESIGN §8). */
+  readonly ranker?: string;
+  readonly rankMode: 'bm25' | 'ranker' | 'compare';
+  /** Time limit for the host ranker in ms. */
+  readonly rankerTimeoutMs: number;
+  readonly ranking?: RankingSettings;
+}
+
+export interface NamingSettings {
+  /** Between server key and tool name (default `__`; DESIGN §4). */
+  readonly separator: string;
+  /** Longest qualified name in characters (default 48; DESIGN §4). */
+  readonly maxLength: number;
+}
+
+export interface BridgeSettings {
+  /** `auto` turns call_tool on for clients known to ignore list_changed, and unknown clients (DESIGN §5). */
+  readonly callTool: 'auto' | 'always' | 'never';
+}
+
+export interface TraceSettings {
+  /** Record tool_search queries and call arguments in the trace (DESIGN §10). Default false. */
+  readonly captureToolIo: boolean;
+}
+
+/** The whole validated config with defaults applied. */
+export interface Config {
+  readonly mcpServers: Readonly<Record<string, ServerConfig>>;
+  /** Global default exposure (default `deferred`; DESIGN §3). */
+  readonly exposure: ExposureSetting;
+  readonly discovery: DiscoverySettings;
+  readonly schemas: { readonly compaction: CompactionBudget; readonly prepare: PrepareOptions };
+  readonly naming: NamingSettings;
+  readonly bridge: BridgeSettings;
+  readonly trace: TraceSettings;
+  /** Folder the config file sits in: relative `cwd` and ranker paths resolve against it. */
+  readonly baseDir: string;
+}
+
+/** One problem in a config file, located by JSON path (`/mcpServers/files/command`). */
+export interface ConfigProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** True for a remote (URL) server entry. */
+export function isRemote(server: ServerConfig): server is RemoteServerConfig {
+  return typeof (server as RemoteServerConfig).url === 'string';
+}
