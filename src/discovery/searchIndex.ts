@@ -1,0 +1,167 @@
+/**
+ * The BM25 search index over deferred catalogue entries (minisearch), rebuilt whole per catalogue.
+ * Owns the indexed fields, their boosts, BM25 parameters and the exact-name shortcut. Leaves the
+ * choice of which entries are searchable to the caller (only deferred ones), host rankers and
+ * fallbacks to `rank.ts`. Holds no session state.
+ * Source: DESIGN §5 (exact name first), §8 (fields, boosts, BM25 over minisearch).
+ */
+import MiniSearch from 'minisearch';
+import type { CatalogEntry } from '../catalog/types.js';
+import type { RankingSettings } from '../config/types.js';
+import { tokenize } from './tokenize.js';
+
+/** Indexed fields. Boost keys in `RankingSettings.boosts` use these names. */
+export type SearchField = 'name' | 'server' | 'description' | 'params' | 'keywords';
+
+/**
+ * Default field boosts. `name` is the upstream tool name split into words (the qualified name is
+ * matched exactly, before BM25); `params` is top-level property names and their descriptions.
+ * Chosen on the dev sets in shared/data/retrieval (see the tuning notes beside DEFAULT_BM25).
+ */
+export const DEFAULT_BOOSTS: Readonly<Record<SearchField, number>> = {
+  name: 3,
+  server: 1.5,
+  description: 1,
+  params: 0.5,
+  keywords: 2,
+};
+
+/** Default BM25+ parameters (minisearch's `k`, `b`, `d`; config spells `k` as `k1`). */
+export const DEFAULT_BM25 = { k1: 1.2, b: 0.7, d: 0.5 } as const;
+
+/** One search hit: a qualified name and its score (higher is better; unitless). */
+export interface SearchHit {
+  readonly name: string;
+  readonly score: number;
+}
+
+/** A built index over one catalogue snapshot. Immutable; rebuild on catalogue change. */
+export interface SearchIndex {
+  /** Number of indexed entries. */
+  readonly size: number;
+  /**
+   * Up to `limit` hits, best first. A query equal (case-insensitively, quotes trimmed) to a
+   * qualified or upstream name puts that tool first. Never throws; an empty query gives `[]`.
+   */
+  search(query: string, limit: number): SearchHit[];
+}
+
+interface IndexedDoc {
+  readonly id: number;
+  readonly name: string;
+  readonly server: string;
+  readonly description: string;
+  readonly params: string;
+  readonly keywords: string;
+}
+
+const FIELDS: readonly SearchField[] = ['name', 'server', 'description', 'params', 'keywords'];
+
+/**
+ * Builds the index over `entries` (the caller passes only deferred ones). `settings.boosts` are
+ * merged over DEFAULT_BOOSTS (unknown keys ignored); `settings.bm25` over DEFAULT_BM25.
+ * Tolerates any `inputSchema` shape. Cost: linear in catalogue text (≈ 10 ms per 1,000 tools).
+ */
+export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: RankingSettings): SearchIndex {
+  const names = entries.map((entry) => entry.qualifiedName);
+  const mini = new MiniSearch<IndexedDoc>({
+    fields: [...FIELDS],
+    tokenize,
+    processTerm: (term) => term,
+    searchOptions: {
+      boost: boostsFrom(settings),
+      bm25: bm25From(settings),
+      prefix: (term) => term.length >= 5,
+      weights: { prefix: 0.3, fuzzy: 0.3 },
+    },
+  });
+  mini.addAll(entries.map(toDoc));
+  const exact = exactNameTable(entries);
+  return {
+    size: entries.length,
+    search: (query, limit) => searchIndex(mini, names, exact, query, limit),
+  };
+}
+
+function searchIndex(
+  mini: MiniSearch<IndexedDoc>,
+  names: readonly string[],
+  exact: ReadonlyMap<string, readonly number[]>,
+  query: string,
+  limit: number,
+): SearchHit[] {
+  const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
+  if (max === 0 || typeof query !== 'string') return [];
+  const results = mini.search(query);
+  const first = exact.get(normaliseName(query)) ?? [];
+  const top = results[0]?.score ?? 0;
+  const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1 }));
+  for (const result of results) {
+    if (hits.length >= max) break;
+    if (!first.includes(result.id as number)) hits.push({ name: names[result.id as number]!, score: result.score });
+  }
+  return hits.slice(0, max);
+}
+
+function toDoc(entry: CatalogEntry, id: number): IndexedDoc {
+  const description = typeof entry.tool.description === 'string' ? entry.tool.description : entry.projected.description;
+  return {
+    id,
+    name: entry.upstreamName,
+    server: entry.server,
+    description,
+    params: propertyText(entry.tool.inputSchema),
+    keywords: entry.keywords.join(' '),
+  };
+}
+
+/** Top-level property names and their descriptions as one text; anything malformed is skipped. */
+export function propertyText(schema: unknown): string {
+  if (!isObject(schema) || !isObject(schema.properties)) return '';
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(schema.properties)) {
+    parts.push(key);
+    if (isObject(value) && typeof value.description === 'string') parts.push(value.description);
+  }
+  return parts.join(' ');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Lower-cased name with surrounding whitespace, quotes and backticks removed. */
+function normaliseName(text: string): string {
+  return text.trim().replace(/^["'`]+|["'`]+$/g, '').toLowerCase();
+}
+
+function exactNameTable(entries: readonly CatalogEntry[]): Map<string, number[]> {
+  const table = new Map<string, number[]>();
+  const add = (key: string, id: number): void => {
+    const ids = table.get(key) ?? [];
+    if (!ids.includes(id)) ids.push(id);
+    table.set(key, ids);
+  };
+  entries.forEach((entry, id) => add(entry.qualifiedName.toLowerCase(), id));
+  entries.forEach((entry, id) => add(entry.upstreamName.toLowerCase(), id));
+  return table;
+}
+
+function boostsFrom(settings: RankingSettings | undefined): Record<string, number> {
+  const boosts: Record<string, number> = { ...DEFAULT_BOOSTS };
+  for (const [field, value] of Object.entries(settings?.boosts ?? {})) {
+    if (field in boosts && Number.isFinite(value) && value >= 0) boosts[field] = value;
+  }
+  return boosts;
+}
+
+function bm25From(settings: RankingSettings | undefined): { k: number; b: number; d: number } {
+  const given = settings?.bm25 ?? {};
+  const pick = (value: number | undefined, fallback: number, min: number): number =>
+    value !== undefined && Number.isFinite(value) && value >= min ? value : fallback;
+  return {
+    k: pick(given.k1, DEFAULT_BM25.k1, Number.MIN_VALUE),
+    b: pick(given.b, DEFAULT_BM25.b, 0),
+    d: pick(given.d, DEFAULT_BM25.d, 0),
+  };
+}
