@@ -1,0 +1,138 @@
+/**
+ * The manifest: an index of every deferred tool, embedded in `tool_search`'s description so the
+ * model knows what it can search for. Owns entry rendering, the degradation ladder and the token
+ * count; leaves which entries are deferred to the catalogue and where the text goes to the gateway.
+ * Pure and deterministic: the same entries give the same bytes in every process (prompt caching).
+ * Token counts use gpt-tokenizer's o200k_base encoding (pure JS, encodings shipped in the package).
+ * Source: DESIGN §6; issue 4 (Claude Code cuts descriptions at 2,048 characters).
+ */
+import { isWithinTokenLimit, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import type { CatalogEntry } from '../catalog/types.js';
+import { clipWords, packSentences, sentencesOf } from './sentences.js';
+import { requiredSignature } from './signature.js';
+
+/** Ladder rungs, most informative first (DESIGN §6). */
+export type ManifestLevel = 'full' | 'short' | 'names' | 'count';
+
+export interface ManifestOptions {
+  /** Token budget for the whole text (`discovery.manifestTokenBudget`, default 4,000). */
+  readonly tokenBudget: number;
+  /** Hard cap in UTF-16 code units for clients that cut descriptions (Claude Code: 2,048). */
+  readonly maxChars?: number;
+}
+
+export interface Manifest {
+  readonly text: string;
+  readonly level: ManifestLevel;
+  /** o200k_base tokens of `text`. */
+  readonly tokens: number;
+  /** Tools whose first sentence alone exceeded the entry's character budget (clipped at a word). */
+  readonly warnings: readonly string[];
+}
+
+/** What `tool_search`'s description says before the manifest. */
+export const TOOL_SEARCH_PREAMBLE =
+  'Search the tools listed below by describing what you want to do; matching tools are returned ' +
+  'with their parameters and become callable by name.';
+
+/** Between the preamble and the manifest. */
+const SEPARATOR = '\n\n';
+
+/** Description budgets (code points) tried at the `full` level, longest first. */
+const FULL_DESCRIPTION_CHARS: readonly number[] = [400, 240, 160, 100];
+/** First-sentence cap of the `short` level (DESIGN §6). */
+const SHORT_CHARS = 60;
+
+/** Special-token text such as `<|endoftext|>` in a description is counted as plain text, never thrown on. */
+const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
+
+/** o200k_base token count of `text` (special-token markers counted as plain text). */
+export function countTokens(text: string): number {
+  return countO200k(text, ENCODE_OPTIONS);
+}
+
+function descriptionOf(entry: CatalogEntry): string {
+  const own = entry.tool.description;
+  return typeof own === 'string' && own.trim() !== '' ? own : entry.projected.description;
+}
+
+/** Keywords sorted shorter first, then by code unit (DESIGN §6). */
+function sortedKeywords(keywords: readonly string[]): string[] {
+  return [...keywords].sort((x, y) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0));
+}
+
+/** One full entry: `name(required): packed description Keywords: a, b.` */
+function fullLine(entry: CatalogEntry, maxChars: number, warnings: string[]): string {
+  const signature = requiredSignature(entry.tool.inputSchema);
+  const packed = packSentences(descriptionOf(entry), maxChars);
+  if (packed.clipped) warnings.push(`${entry.qualifiedName}: first sentence exceeds ${maxChars} characters; clipped at a word boundary`);
+  const keywords = sortedKeywords(entry.keywords);
+  const parts = [`${entry.qualifiedName}${signature === '' ? '' : `(${signature})`}:`];
+  if (packed.text !== '') parts.push(packed.text);
+  if (keywords.length > 0) parts.push(`Keywords: ${keywords.join(', ')}.`);
+  return parts.join(' ');
+}
+
+function shortLine(entry: CatalogEntry): string {
+  const first = sentencesOf(descriptionOf(entry))[0];
+  return first === undefined ? entry.qualifiedName : `${entry.qualifiedName}: ${clipWords(first, SHORT_CHARS)}`;
+}
+
+interface Candidate {
+  readonly level: ManifestLevel;
+  readonly text: string;
+  readonly warnings: readonly string[];
+}
+
+/** The ladder, lazily: full at each description budget, then short, then names. */
+function* candidates(sorted: readonly CatalogEntry[]): Generator<Candidate> {
+  for (const maxChars of FULL_DESCRIPTION_CHARS) {
+    const warnings: string[] = [];
+    const text = sorted.map((entry) => fullLine(entry, maxChars, warnings)).join('\n');
+    yield { level: 'full', text, warnings };
+  }
+  yield { level: 'short', text: sorted.map(shortLine).join('\n'), warnings: [] };
+  yield { level: 'names', text: sorted.map((entry) => entry.qualifiedName).join('\n'), warnings: [] };
+}
+
+function fits(whole: string, options: ManifestOptions): boolean {
+  if (options.maxChars !== undefined && whole.length > options.maxChars) return false;
+  const budget = Number.isFinite(options.tokenBudget) ? Math.floor(options.tokenBudget) : 0;
+  return budget > 0 && isWithinTokenLimit(whole, budget, ENCODE_OPTIONS) !== false;
+}
+
+function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions, prefix: string): Manifest {
+  const sorted = [...entries].sort((x, y) => (x.qualifiedName < y.qualifiedName ? -1 : x.qualifiedName > y.qualifiedName ? 1 : 0));
+  for (const candidate of candidates(sorted)) {
+    if (fits(prefix + candidate.text, options)) return { ...candidate, tokens: countTokens(candidate.text) };
+  }
+  const text = `${sorted.length} more tools are available; search for them.`;
+  return { text, level: 'count', tokens: countTokens(text), warnings: [] };
+}
+
+/**
+ * Renders the manifest of `entries` within `options.tokenBudget` tokens (and `maxChars`), taking
+ * the first ladder rung that fits: full entries (descriptions packed to 400, 240, 160, then 100
+ * characters) → `name: first sentence (≤ 60 chars)` → names → a bare count, which is returned even
+ * when it does not fit. Entries are sorted by qualified name (code-unit order). Never throws.
+ */
+export function renderManifest(entries: readonly CatalogEntry[], options: ManifestOptions): Manifest {
+  return fitManifest(entries, options, '');
+}
+
+/**
+ * The whole `tool_search` description as a Manifest: `text` is TOOL_SEARCH_PREAMBLE, a blank
+ * line, then the manifest; the budget and `maxChars` apply to that whole string, and `tokens`
+ * counts it. `warnings` name tools whose first sentence was clipped (for the gateway to log).
+ */
+export function describeToolSearch(entries: readonly CatalogEntry[], options: ManifestOptions): Manifest {
+  const prefix = TOOL_SEARCH_PREAMBLE + SEPARATOR;
+  const manifest = fitManifest(entries, options, prefix);
+  const text = prefix + manifest.text;
+  return { ...manifest, text, tokens: countTokens(text) };
+}
+
+/** `describeToolSearch(entries, options).text`: the string to put in `tool_search`'s description. */
+export function toolSearchDescription(entries: readonly CatalogEntry[], options: ManifestOptions): string {
+  return describeToolSearch(entries, options).text;
+}

@@ -1,0 +1,64 @@
+/**
+ * The required-parameter part of a manifest entry: `path: string, kind: self_register|tax_filing`.
+ * Reads the canonical `inputSchema` defensively (any shape); renders only required top-level
+ * properties, with closed enum values when they are few and short, else the JSON type.
+ * Source: DESIGN §6 (entry part 2: required parameters with types and closed enum values).
+ */
+
+/** Enums with more values, or longer rendered text, fall back to their type (budget protection). */
+const MAX_ENUM_VALUES = 12;
+const MAX_ENUM_CHARS = 100;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isScalar(value: unknown): value is string | number | boolean | null {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/** `a|b|c` for a small closed enum (or a `const`), else undefined. */
+function enumText(schema: Record<string, unknown>): string | undefined {
+  const values = 'const' in schema ? [schema.const] : schema.enum;
+  if (!Array.isArray(values) || values.length === 0 || values.length > MAX_ENUM_VALUES) return undefined;
+  if (!values.every(isScalar)) return undefined;
+  const text = values.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join('|');
+  return text.length <= MAX_ENUM_CHARS ? text : undefined;
+}
+
+/** JSON type of a property: `string`, `string|null`, `string[]`, union of `anyOf`/`oneOf` types, or `any`. */
+export function typeText(schema: unknown): string {
+  if (!isObject(schema)) return 'any';
+  const { type } = schema;
+  if (typeof type === 'string') {
+    if (type === 'array' && isObject(schema.items) && typeof schema.items.type === 'string') {
+      return `${schema.items.type}[]`;
+    }
+    return type;
+  }
+  if (Array.isArray(type) && type.length > 0 && type.every((t) => typeof t === 'string')) return type.join('|');
+  const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+  if (union && union.length > 0) {
+    const types = [...new Set(union.map(typeText))];
+    return types.includes('any') ? 'any' : types.join('|');
+  }
+  return 'any';
+}
+
+/**
+ * Required top-level parameters as `name: type` (or `name: v1|v2` for a closed enum), in the
+ * schema's `required` order, joined by `, `. Names not declared in `properties` render as `any`;
+ * a non-array `required` or non-string names are ignored. `''` when nothing is required.
+ */
+export function requiredSignature(inputSchema: unknown): string {
+  if (!isObject(inputSchema) || !Array.isArray(inputSchema.required)) return '';
+  const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
+  const names = [...new Set(inputSchema.required.filter((name): name is string => typeof name === 'string'))];
+  return names
+    .map((name) => {
+      const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
+      const closed = isObject(property) ? enumText(property) : undefined;
+      return `${name}: ${closed ?? typeText(property)}`;
+    })
+    .join(', ');
+}

@@ -1,0 +1,80 @@
+/**
+ * Close matches for a tool name the model got wrong, for the unknown-tool error result.
+ * Pure: compares against the names it is given. The caller passes callable names only, so a
+ * hidden name can never be suggested.
+ * Source: DESIGN §5 ("Unknown and hidden names": at most three close matches among callable names).
+ */
+import { splitWords } from './tokenize.js';
+
+/** Below this similarity (0..1) a name is not offered: a wrong suggestion costs a round trip. */
+const MIN_SIMILARITY = 0.5;
+
+/** Levenshtein distance with an early exit once every cell in a row exceeds `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      current.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The part after the last `__` (the upstream tool name under the default separator). */
+function tail(name: string): string {
+  const cut = name.lastIndexOf('__');
+  return cut >= 0 ? name.slice(cut + 2) : name;
+}
+
+/** 1 − normalised edit distance, best over whole names and tool-name tails. */
+function spellingSimilarity(unknown: string, candidate: string): number {
+  const pairs: [string, string][] = [
+    [unknown, candidate],
+    [unknown, tail(candidate)],
+    [tail(unknown), tail(candidate)],
+  ];
+  let best = 0;
+  for (const [a, b] of pairs) {
+    const longest = Math.max(a.length, b.length);
+    if (longest === 0) continue;
+    const limit = Math.floor(longest * (1 - MIN_SIMILARITY));
+    best = Math.max(best, 1 - editDistance(a, b, limit) / longest);
+  }
+  return best;
+}
+
+/** Share of the unknown name's words that the candidate also has (0..1). */
+function wordOverlap(unknownWords: ReadonlySet<string>, candidate: string): number {
+  if (unknownWords.size === 0) return 0;
+  const words = new Set(splitWords(candidate));
+  let shared = 0;
+  for (const word of unknownWords) if (words.has(word)) shared += 1;
+  return shared / Math.max(unknownWords.size, words.size);
+}
+
+/**
+ * Up to `max` names from `callable` closest to `unknown`, best first (ties by name), each at
+ * least 50% similar by spelling (edit distance, also against the part after `__`) or by shared
+ * words. Case-insensitive. `[]` when nothing is close. Never throws.
+ */
+export function suggestNames(unknown: string, callable: readonly string[], max = 3): string[] {
+  const target = unknown.trim().toLowerCase();
+  if (target === '' || max <= 0) return [];
+  const targetWords = new Set(splitWords(target));
+  const scored: { name: string; score: number }[] = [];
+  for (const name of new Set(callable)) {
+    const lower = name.toLowerCase();
+    const score = Math.max(spellingSimilarity(target, lower), wordOverlap(targetWords, lower));
+    if (score >= MIN_SIMILARITY) scored.push({ name, score });
+  }
+  scored.sort((x, y) => y.score - x.score || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  return scored.slice(0, max).map((hit) => hit.name);
+}
