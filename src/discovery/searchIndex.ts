@@ -44,6 +44,8 @@ export interface SearchIndex {
    * qualified or upstream name puts that tool first. Never throws; an empty query gives `[]`.
    */
   search(query: string, limit: number): SearchHit[];
+  /** Qualified names whose qualified or upstream name equals the query (case-insensitive, quotes trimmed). */
+  exactMatches(query: string): string[];
 }
 
 interface IndexedDoc {
@@ -80,6 +82,7 @@ export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: Ra
   return {
     size: entries.length,
     search: (query, limit) => searchIndex(mini, names, exact, query, limit),
+    exactMatches: (query) => (exact.get(normaliseName(String(query))) ?? []).map((id) => names[id]!),
   };
 }
 

@@ -1,0 +1,78 @@
+/**
+ * One tool_search ranking: exact name first, then BM25 or the host ranker per `rankMode`, with
+ * the BM25 fallback and its reason. Only catalogue names come out. Holds no state; the caller
+ * builds the index and ranker catalogue once per catalogue and traces the result.
+ * Source: DESIGN §5 (a search never fails; invented names never reach the model), §8 (modes), §10
+ * (`tool_searched` fields: matched, ranker, topScore, fallback, shadowMatched).
+ */
+import type { Result } from '../lib/result.js';
+import { callHostRanker, type HostRanker, type RankerCatalogue } from './hostRanker.js';
+import type { SearchIndex } from './searchIndex.js';
+
+export type RankMode = 'bm25' | 'ranker' | 'compare';
+
+export interface RankContext {
+  readonly index: SearchIndex;
+  readonly mode: RankMode;
+  /** The loaded host ranker, or why it could not be loaded; absent when none is configured. */
+  readonly host?: Result<HostRanker, string>;
+  /** Same tools as `index`, as the host ranker sees them (`rankerCatalogueOf`). */
+  readonly catalogue: RankerCatalogue;
+  /** Time limit for one host ranker call, ms. */
+  readonly timeoutMs: number;
+}
+
+/** What a search returns and what the trace records (DESIGN §10 `tool_searched`). */
+export interface RankResult {
+  /** Qualified names, best first, at most `limit`, all from the searchable catalogue. */
+  readonly matched: string[];
+  /** Who produced `matched`. */
+  readonly ranker: 'bm25' | 'host';
+  /** Score of the first match when the producer gave one (BM25 score, unitless). */
+  readonly topScore?: number;
+  /** Why the host ranker did not serve when the mode asked for it. */
+  readonly fallback?: string;
+  /** In `compare` mode: the BM25 ranking that was not served. */
+  readonly shadowMatched?: string[];
+}
+
+function bm25(index: SearchIndex, query: string, limit: number, fallback?: string): RankResult {
+  const hits = index.search(query, limit);
+  const result: RankResult = { matched: hits.map((hit) => hit.name), ranker: 'bm25' };
+  return {
+    ...result,
+    ...(hits[0] ? { topScore: hits[0].score } : {}),
+    ...(fallback === undefined ? {} : { fallback }),
+  };
+}
+
+async function viaHost(context: RankContext, host: HostRanker, query: string, limit: number): Promise<RankResult> {
+  const answer = await callHostRanker(host, query, context.catalogue, limit, context.timeoutMs);
+  if (!answer.ok) return bm25(context.index, query, limit, answer.error);
+  const matched = [...new Set([...context.index.exactMatches(query), ...answer.value.names])].slice(0, limit);
+  const result: RankResult = {
+    matched,
+    ranker: 'host',
+    ...(answer.value.topScore === undefined ? {} : { topScore: answer.value.topScore }),
+  };
+  if (context.mode !== 'compare') return result;
+  return { ...result, shadowMatched: context.index.search(query, limit).map((hit) => hit.name) };
+}
+
+/**
+ * Ranks the searchable tools for `query`, at most `limit` (clamping is the caller's). `bm25` mode,
+ * or no ranker configured: BM25. `ranker` / `compare`: the host ranker serves (an exact name
+ * still comes first); on any failure BM25 serves and `fallback` says why; `compare` adds
+ * `shadowMatched`. Never rejects: an internal error yields no matches and the error as `fallback`.
+ */
+export async function rankTools(context: RankContext, query: string, limit: number): Promise<RankResult> {
+  try {
+    const text = typeof query === 'string' ? query : '';
+    const { host } = context;
+    if (context.mode === 'bm25' || host === undefined) return bm25(context.index, text, limit);
+    if (!host.ok) return bm25(context.index, text, limit, host.error);
+    return await viaHost(context, host.value, text, limit);
+  } catch (error) {
+    return { matched: [], ranker: 'bm25', fallback: `search failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
