@@ -1,0 +1,47 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { UpstreamTool } from '../../src/catalog/types.js';
+import { jsonBytes, textBytes } from '../../src/schema/measure.js';
+import { projectTool } from '../../src/schema/project.js';
+import { topLevelSurface } from '../../src/schema/surface.js';
+import { compiles } from './helpers.js';
+
+const catalogDir = fileURLToPath(new URL('../../../shared/data/catalogs/', import.meta.url));
+const present = existsSync(catalogDir);
+const files = present ? readdirSync(catalogDir).filter((f) => f.endsWith('.json')).sort() : [];
+const thirdParty = { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 };
+const verbatim = { resolveRefs: false, stripKeywords: false, strict: false };
+const options = { prepare: verbatim, compaction: thirdParty };
+
+function load(file: string): UpstreamTool[] {
+  return JSON.parse(readFileSync(new URL(file, `file://${catalogDir}`), 'utf8')) as UpstreamTool[];
+}
+
+describe.skipIf(!present)(`every shared catalogue tool, third-party budget (§7) — skipped: ${catalogDir} absent`.replace(/ — skipped.*/, present ? '' : ' — skipped: ../shared/data/catalogs absent'), () => {
+  for (const file of files) {
+    it(`${file}: projection fits, keeps the surface, compiles, is idempotent`, () => {
+      const rungs: Record<string, string[]> = {};
+      const uncompilable: string[] = [];
+      for (const tool of load(file)) {
+        const projected = projectTool(tool, options);
+        const surfaceBytes = jsonBytes(topLevelSurface(tool.inputSchema));
+        if (surfaceBytes <= thirdParty.maxSchemaBytes) {
+          expect(projected.withinBudget, tool.name).toBe(true);
+          expect(jsonBytes(projected.inputSchema), tool.name).toBeLessThanOrEqual(thirdParty.maxSchemaBytes);
+        }
+        expect(textBytes(projected.description), tool.name).toBeLessThanOrEqual(thirdParty.maxDescriptionBytes);
+        expect(topLevelSurface(projected.inputSchema), tool.name).toEqual(topLevelSurface(tool.inputSchema));
+        if (compiles(tool.inputSchema)) expect(compiles(projected.inputSchema), tool.name).toBe(true);
+        else uncompilable.push(tool.name);
+        if (projected.rung === 0) expect(projected.inputSchema, tool.name).toBe(tool.inputSchema);
+        const again = projectTool({ ...tool, description: projected.description, inputSchema: projected.inputSchema }, options);
+        expect(JSON.stringify(again.inputSchema), tool.name).toBe(JSON.stringify(projected.inputSchema));
+        expect(again.description, tool.name).toBe(projected.description);
+        expect(JSON.stringify(projectTool(tool, options)), tool.name).toBe(JSON.stringify(projected));
+        if (projected.rung > 0) (rungs[projected.rung] ??= []).push(`${tool.name} ${projected.canonicalBytes}→${projected.projectedBytes}`);
+      }
+      console.info(`${file}: rungs used`, JSON.stringify(rungs), 'canonical not compilable:', uncompilable);
+    });
+  }
+});
