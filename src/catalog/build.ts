@@ -1,0 +1,87 @@
+/**
+ * Builds the immutable catalogue snapshot from the config and each upstream's tools.
+ * Pure: projection is passed in. Source: DESIGN §1–§4, §7.
+ */
+import type { Config } from '../config/types.js';
+import { decideExposure } from './exposure.js';
+import { assignNames, type NameCollision } from './naming.js';
+import type { CatalogEntry, Exposure, ProjectedTool, UpstreamTool } from './types.js';
+
+/** Projects one canonical tool for the wire (schema/ supplies it; DESIGN §7). */
+export type ProjectFn = (tool: UpstreamTool, server: string) => ProjectedTool;
+
+/** Tool counts by exposure, for summaries and `inspect`. */
+export interface ExposureCounts {
+  direct: number;
+  deferred: number;
+  hidden: number;
+}
+
+/** An immutable snapshot of every admitted tool with its lookups. Replaced whole on any change. */
+export interface Catalogue {
+  /** Direct and deferred entries sorted by qualified name. Hidden tools are not here at all (DESIGN §3). */
+  readonly entries: readonly CatalogEntry[];
+  readonly direct: readonly CatalogEntry[];
+  readonly deferred: readonly CatalogEntry[];
+  /** Counts per server key, hidden included. */
+  readonly counts: ReadonlyMap<string, ExposureCounts>;
+  /** Name clashes that involve a `prefix: false` server (DESIGN §4). */
+  readonly collisions: readonly NameCollision[];
+  /** The callable entry for a qualified name; undefined for unknown and hidden names. */
+  get(qualifiedName: string): CatalogEntry | undefined;
+  /** The entry for an upstream tool, by server key and upstream name. */
+  find(server: string, upstreamName: string): CatalogEntry | undefined;
+}
+
+/**
+ * Builds a catalogue. `toolsByServer` maps server key → tools as listed (servers absent from the
+ * config are ignored). Exposure comes from the rules (DESIGN §3), names from {@link assignNames}.
+ */
+export function buildCatalogue(
+  config: Pick<Config, 'mcpServers' | 'exposure' | 'naming'>,
+  toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>,
+  project: ProjectFn,
+): Catalogue {
+  const counts = new Map<string, ExposureCounts>();
+  const visible: { server: string; tool: UpstreamTool; exposure: Exposure; keywords: readonly string[] }[] = [];
+  for (const [server, tools] of toolsByServer) {
+    const settings = config.mcpServers[server];
+    if (!settings) continue;
+    const tally: ExposureCounts = { direct: 0, deferred: 0, hidden: 0 };
+    counts.set(server, tally);
+    for (const tool of tools) {
+      const decision = decideExposure(tool.name, settings.tools, settings.exposure, config.exposure);
+      tally[decision.exposure] += 1;
+      if (decision.exposure !== 'hidden') visible.push({ server, tool, ...decision });
+    }
+  }
+  const naming = assignNames(
+    visible.map((v) => ({ server: v.server, tool: v.tool.name, prefix: config.mcpServers[v.server]?.prefix !== false })),
+    config.naming,
+  );
+  const entries: CatalogEntry[] = visible.map((v, i) => ({
+    qualifiedName: naming.names[i] as string,
+    server: v.server,
+    upstreamName: v.tool.name,
+    exposure: v.exposure,
+    keywords: v.keywords,
+    tool: v.tool,
+    projected: project(v.tool, v.server),
+  }));
+  entries.sort((a, b) => (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
+  return snapshot(entries, counts, naming.collisions);
+}
+
+function snapshot(entries: CatalogEntry[], counts: Map<string, ExposureCounts>, collisions: readonly NameCollision[]): Catalogue {
+  const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
+  const byUpstream = new Map(entries.map((e) => [`${e.server}\u0000${e.upstreamName}`, e]));
+  return Object.freeze({
+    entries: Object.freeze(entries),
+    direct: Object.freeze(entries.filter((e) => e.exposure === 'direct')),
+    deferred: Object.freeze(entries.filter((e) => e.exposure === 'deferred')),
+    counts,
+    collisions,
+    get: (name: string) => byName.get(name),
+    find: (server: string, upstreamName: string) => byUpstream.get(`${server}\u0000${upstreamName}`),
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * Defaults for every toolshelf key, each with its source, and the pure step that applies them
+ * to a validated, interpolated config.
+ */
+import type {
+  CompactionBudget,
+  CompactionSetting,
+  Config,
+  PrepareOptions,
+  ServerConfig,
+  SchemaSettings,
+} from './types.js';
+
+/** Longest qualified name: Claude Code prefixes `mcp__<alias>__` and model APIs cap names at 64 (DESIGN §4). */
+export const DEFAULT_MAX_NAME_LENGTH = 48;
+/** Separator between server key and tool name (DESIGN §4). */
+export const DEFAULT_SEPARATOR = '__';
+/** Manifest budget in tokens (DESIGN §6). */
+export const DEFAULT_MANIFEST_TOKEN_BUDGET = 4000;
+/** tool_search limit default and clamp (DESIGN §5). */
+export const DEFAULT_SEARCH_LIMIT = 5;
+export const MAX_SEARCH_LIMIT = 20;
+/** Host ranker time limit in ms before BM25 takes over (DESIGN §8). */
+export const DEFAULT_RANKER_TIMEOUT_MS = 2000;
+/** Per-call upstream timeout in ms: the SDK's own default request timeout. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** The "third-party" compaction budget: what Codex applies to MCP tools (DESIGN §7). */
+export const THIRD_PARTY_BUDGET = { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 } as const;
+/** Preparation is off unless asked for: the seed's default is verbatim (DESIGN §7). */
+export const NO_PREPARATION: PrepareOptions = { resolveRefs: false, stripKeywords: false, strict: false };
+
+/** Turns the file's `compaction` setting into byte budgets; absent means "third-party". */
+export function compactionBudget(setting: CompactionSetting | undefined, base: CompactionBudget = THIRD_PARTY_BUDGET): CompactionBudget {
+  if (setting === undefined) return base;
+  if (setting === false) return false;
+  if (setting === 'third-party') return THIRD_PARTY_BUDGET;
+  const from = base === false ? THIRD_PARTY_BUDGET : base;
+  return {
+    maxDescriptionBytes: setting.maxDescriptionBytes ?? from.maxDescriptionBytes,
+    maxSchemaBytes: setting.maxSchemaBytes ?? from.maxSchemaBytes,
+  };
+}
+
+/**
+ * The schema options for one server: its own `schemas` over the global ones (DESIGN §7).
+ * Returns byte budgets (or false) and the preparation switches.
+ */
+export function schemaOptionsFor(config: Config, server: string): { compaction: CompactionBudget; prepare: PrepareOptions } {
+  const own: SchemaSettings | undefined = config.mcpServers[server]?.schemas;
+  return {
+    compaction: compactionBudget(own?.compaction, config.schemas.compaction),
+    prepare: { ...config.schemas.prepare, ...own?.prepare },
+  };
+}
+
+/** Input to {@link applyDefaults}: a config that passed validation and interpolation. */
+export interface RawConfig {
+  mcpServers: Record<string, ServerConfig & { type?: string }>;
+  exposure?: Config['exposure'];
+  discovery?: Partial<Config['discovery']>;
+  schemas?: SchemaSettings;
+  naming?: Partial<Config['naming']>;
+  bridge?: Partial<Config['bridge']>;
+  trace?: Partial<Config['trace']>;
+}
+
+/** Applies every default; drops `disabled` servers; maps `type: "sse"` to the SSE transport. */
+export function applyDefaults(raw: RawConfig, baseDir: string): Config {
+  const servers: Record<string, ServerConfig> = {};
+  for (const [key, entry] of Object.entries(raw.mcpServers)) {
+    if (entry.disabled) continue;
+    const { type, ...rest } = entry;
+    servers[key] = type === 'sse' && 'url' in rest && !rest.transport ? { ...rest, transport: 'sse' } : rest;
+  }
+  return {
+    mcpServers: servers,
+    exposure: raw.exposure ?? 'deferred',
+    discovery: {
+      enabled: true,
+      manifestTokenBudget: DEFAULT_MANIFEST_TOKEN_BUDGET,
+      defaultLimit: DEFAULT_SEARCH_LIMIT,
+      maxLimit: MAX_SEARCH_LIMIT,
+      rankMode: raw.discovery?.ranker ? 'ranker' : 'bm25',
+      rankerTimeoutMs: DEFAULT_RANKER_TIMEOUT_MS,
+      ...raw.discovery,
+    },
+    schemas: {
+      compaction: compactionBudget(raw.schemas?.compaction),
+      prepare: { ...NO_PREPARATION, ...raw.schemas?.prepare },
+    },
+    naming: { separator: DEFAULT_SEPARATOR, maxLength: DEFAULT_MAX_NAME_LENGTH, ...raw.naming },
+    bridge: { callTool: 'auto', ...raw.bridge },
+    trace: { captureToolIo: false, ...raw.trace },
+    baseDir,
+  };
+}

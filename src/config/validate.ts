@@ -1,0 +1,94 @@
+/**
+ * Validates a parsed config against `config.schema.json` (the file that ships in the package)
+ * and the rules JSON Schema cannot say. Returns every problem with its JSON path; no file I/O
+ * beyond loading the schema once. Source: DESIGN §12.
+ */
+import { readFileSync } from 'node:fs';
+import AjvModule, { type ErrorObject } from 'ajv';
+import type { ConfigProblem } from './types.js';
+import { escapePointer } from './interpolate.js';
+
+const Ajv = AjvModule.default ?? AjvModule;
+
+/** Path of the published JSON Schema, at the package root beside `package.json`. */
+export const CONFIG_SCHEMA_URL = new URL('../../config.schema.json', import.meta.url);
+
+let compiled: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;
+
+function validator(): NonNullable<typeof compiled> {
+  if (!compiled) {
+    const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object;
+    compiled = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  }
+  return compiled;
+}
+
+/**
+ * Checks `raw` (a parsed JSON value) and returns every problem, sorted by path; empty when valid.
+ * Beyond the schema: each server has exactly one of `command` / `url`, and stdio-only or
+ * remote-only keys are not mixed.
+ */
+export function validateConfig(raw: unknown): ConfigProblem[] {
+  const check = validator();
+  const problems: ConfigProblem[] = [];
+  if (!check(raw)) problems.push(...(check.errors ?? []).flatMap(describeError));
+  problems.push(...serverShapeProblems(raw));
+  return dedupe(problems).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+function describeError(error: ErrorObject): ConfigProblem[] {
+  const path = error.instancePath || '/';
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      return [{ path: `${error.instancePath}/${escapePointer(extra)}`, message: 'is not a known key' }];
+    }
+    case 'required': {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      return [{ path: `${error.instancePath}/${escapePointer(missing)}`, message: 'is required' }];
+    }
+    case 'enum': {
+      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+      return [{ path, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` }];
+    }
+    case 'anyOf':
+    case 'const':
+      // anyOf branches report their own errors; keep one readable line for the whole.
+      return error.keyword === 'anyOf' ? [{ path, message: 'must be "third-party", false, or an object of byte budgets' }] : [];
+    case 'if':
+      return [];
+    default:
+      return [{ path, message: error.message ?? 'is invalid' }];
+  }
+}
+
+function serverShapeProblems(raw: unknown): ConfigProblem[] {
+  const servers = (raw as { mcpServers?: unknown } | null)?.mcpServers;
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) return [];
+  const problems: ConfigProblem[] = [];
+  for (const [key, entry] of Object.entries(servers as Record<string, unknown>)) {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) continue;
+    const at = `/mcpServers/${escapePointer(key)}`;
+    const hasCommand = 'command' in entry;
+    const hasUrl = 'url' in entry;
+    if (hasCommand === hasUrl) {
+      problems.push({ path: at, message: hasCommand ? 'has both "command" and "url"; give one' : 'needs "command" (stdio) or "url" (remote)' });
+      continue;
+    }
+    const foreign = hasCommand ? ['headers', 'transport'] : ['args', 'env', 'cwd', 'inheritEnv'];
+    for (const field of foreign.filter((f) => f in entry)) {
+      problems.push({ path: `${at}/${field}`, message: `does not apply to a ${hasCommand ? 'stdio' : 'remote'} server` });
+    }
+  }
+  return problems;
+}
+
+function dedupe(problems: ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}\u0000${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

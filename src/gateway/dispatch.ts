@@ -1,0 +1,148 @@
+/**
+ * One tools/call: resolve the name (bridge tool, direct, promoted, from the manifest, unknown), admit
+ * the arguments against the canonical schema, forward upstream with timeout, cancellation and progress,
+ * and shape the result. Holds no state: the session passes in what it knows and applies the promotions
+ * returned. Source: DESIGN §5, §7, §9, §10.
+ */
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolRequest, CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogEntry } from '../catalog/types.js';
+import { suggestNames } from '../discovery/suggest.js';
+import type { CallOrigin, TraceSink } from '../trace/events.js';
+import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
+import { errorResult, resultFromOutcome, searchResult, unknownToolResult } from './results.js';
+import type { Admit, Shelf, UpstreamCaller } from './types.js';
+
+/** Session settings that shape a call. */
+export interface DispatchSettings {
+  readonly discoveryEnabled: boolean;
+  readonly defaultLimit: number;
+  readonly maxLimit: number;
+  readonly captureToolIo: boolean;
+}
+
+/** Per-call context from the session. */
+export interface DispatchContext {
+  readonly callId: string;
+  readonly session: string;
+  readonly shelf: Shelf;
+  readonly caller: UpstreamCaller;
+  readonly admit: Admit;
+  readonly trace: TraceSink;
+  readonly settings: DispatchSettings;
+  readonly callToolEnabled: boolean;
+  readonly isPromoted: (qualifiedName: string) => boolean;
+}
+
+/** The result for the client and the qualified names the session should promote. */
+export interface DispatchOutcome {
+  readonly result: CallToolResult;
+  readonly promote: readonly string[];
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Handles one tools/call request. Never rejects: every failure is an `isError` result. */
+export async function dispatchCall(request: CallToolRequest, extra: Extra, ctx: DispatchContext): Promise<DispatchOutcome> {
+  const name = request.params.name;
+  const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+  const searchAvailable = ctx.settings.discoveryEnabled && ctx.shelf.catalogue.deferred.length > 0;
+  if (name === TOOL_SEARCH && searchAvailable) return search(args, ctx);
+  if (name === CALL_TOOL && ctx.callToolEnabled && ctx.shelf.catalogue.deferred.length > 0) {
+    const parsed = parseCallToolArgs(args);
+    if ('error' in parsed) return { result: errorResult(parsed.error), promote: [] };
+    return callByName(parsed.name, parsed.arguments, 'bridge', request, extra, ctx);
+  }
+  return callByName(name, args, undefined, request, extra, ctx);
+}
+
+async function search(args: Record<string, unknown>, ctx: DispatchContext): Promise<DispatchOutcome> {
+  const parsed = parseSearchArgs(args, ctx.settings.defaultLimit, ctx.settings.maxLimit);
+  if ('error' in parsed) return { result: errorResult(parsed.error), promote: [] };
+  const started = performance.now();
+  const outcome = await ctx.shelf.search(parsed.query, parsed.limit);
+  const entries = outcome.matched
+    .map((n) => ctx.shelf.catalogue.get(n))
+    .filter((e): e is CatalogEntry => e?.exposure === 'deferred');
+  ctx.trace.record({
+    event: 'tool_searched',
+    session: ctx.session,
+    callId: ctx.callId,
+    ...(ctx.settings.captureToolIo ? { query: parsed.query } : {}),
+    matched: entries.map((e) => e.qualifiedName),
+    ranker: outcome.ranker,
+    ...(outcome.topScore !== undefined ? { topScore: outcome.topScore } : {}),
+    ...(outcome.fallback !== undefined ? { fallback: outcome.fallback } : {}),
+    ...(outcome.shadowMatched !== undefined ? { shadowMatched: outcome.shadowMatched } : {}),
+    latencyMs: round(performance.now() - started),
+  });
+  return { result: searchResult(entries, parsed.query), promote: entries.map((e) => e.qualifiedName) };
+}
+
+async function callByName(
+  name: string,
+  args: Record<string, unknown>,
+  via: 'bridge' | undefined,
+  request: CallToolRequest,
+  extra: Extra,
+  ctx: DispatchContext,
+): Promise<DispatchOutcome> {
+  const started = performance.now();
+  const entry = ctx.shelf.catalogue.get(name);
+  if (!entry) {
+    const result = unknown(name, ctx);
+    traceCall(ctx, { name, origin: 'unknown', started, isError: true, failure: 'unknown_tool', args });
+    return { result, promote: [] };
+  }
+  const origin: CallOrigin = via ?? (entry.exposure === 'direct' ? 'direct' : ctx.isPromoted(name) ? 'promoted' : 'catalog');
+  const promote = entry.exposure === 'deferred' ? [entry.qualifiedName] : [];
+  const verdict = ctx.admit(entry.qualifiedName, entry.tool.inputSchema, args);
+  if (!verdict.ok) {
+    traceCall(ctx, { name, entry, origin, started, isError: true, failure: 'invalid_arguments', args });
+    return { result: errorResult(verdict.text), promote };
+  }
+  const progressToken = request.params._meta?.progressToken;
+  const { progressToken: _token, ...meta } = request.params._meta ?? {};
+  const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, args, {
+    signal: extra.signal,
+    ...(Object.keys(meta).length > 0 ? { meta } : {}),
+    ...(progressToken !== undefined
+      ? {
+          onProgress: (p) =>
+            void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
+        }
+      : {}),
+  });
+  const { result, failure } = resultFromOutcome(outcome, entry);
+  traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
+  return { result, promote };
+}
+
+function unknown(name: string, ctx: DispatchContext): CallToolResult {
+  const { catalogue } = ctx.shelf;
+  const searchAvailable = ctx.settings.discoveryEnabled && catalogue.deferred.length > 0;
+  const callable = catalogue.entries.map((e) => e.qualifiedName);
+  return unknownToolResult(name, suggestNames(name, callable, 3), searchAvailable);
+}
+
+function traceCall(
+  ctx: DispatchContext,
+  call: { name: string; entry?: CatalogEntry; origin: CallOrigin; started: number; isError: boolean; failure?: string; args: unknown },
+): void {
+  ctx.trace.record({
+    event: 'tool_called',
+    session: ctx.session,
+    callId: ctx.callId,
+    name: call.name,
+    ...(call.entry ? { server: call.entry.server } : {}),
+    origin: call.origin,
+    latencyMs: round(performance.now() - call.started),
+    isError: call.isError,
+    ...(call.failure ? { failure: call.failure } : {}),
+    ...(ctx.settings.captureToolIo ? { arguments: call.args } : {}),
+  });
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

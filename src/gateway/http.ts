@@ -1,0 +1,195 @@
+/**
+ * Streamable HTTP at `/mcp`: a GatewaySession (and SDK Server) per HTTP session, Host and Origin
+ * checked against DNS rebinding, an optional bearer token compared in constant time, a request body
+ * limit, idle sessions closed, DELETE ending a session. Source: DESIGN §11; MCP spec, Transports ›
+ * Streamable HTTP (security warning, session management).
+ */
+import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../trace/log.js';
+import type { GatewaySession } from './session.js';
+
+/** Largest accepted request body in bytes (4 MiB, the SDK transport's own limit). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A session with no request for this long is closed, in ms (30 min). */
+export const DEFAULT_IDLE_MS = 30 * 60_000;
+
+/** Options for {@link serveHttp}. */
+export interface HttpOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Bearer token required on every request when set. */
+  readonly token?: string;
+  readonly idleMs?: number;
+  readonly logger: Logger;
+  /** Makes a fresh session for a new HTTP session id. */
+  readonly createSession: (id: string) => GatewaySession;
+  /** Told when a session ends (DELETE, idle, transport closed, shutdown). */
+  readonly onSessionClosed: (id: string) => void;
+}
+
+/** A running HTTP front: its bound address and a close that ends every session. */
+export interface HttpFront {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+interface Live {
+  readonly session: GatewaySession;
+  readonly transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+/** Starts listening; resolves once bound. Rejects if the port cannot be bound. */
+export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
+  const live = new Map<string, Live>();
+  const server = createServer((req, res) => {
+    handle(req, res, options, live).catch((error: Error) => {
+      options.logger.error(`http: ${error.stack ?? error.message}`);
+      if (!res.headersSent) reply(res, 500, -32603, 'Internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const sweep = setInterval(() => closeIdle(live, options.idleMs ?? DEFAULT_IDLE_MS), Math.min(60_000, options.idleMs ?? DEFAULT_IDLE_MS));
+  sweep.unref();
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/mcp`,
+    close: async () => {
+      clearInterval(sweep);
+      await Promise.all([...live.values()].map((l) => l.transport.close().catch(() => undefined)));
+      live.clear();
+      await closeServer(server);
+    },
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOptions, live: Map<string, Live>): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (url.pathname !== '/mcp') return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp');
+  const refusal = checkRequest(req, options);
+  if (refusal) return reply(res, refusal.status, -32000, refusal.message);
+  const sessionId = header(req, 'mcp-session-id');
+  let body: unknown;
+  if (req.method === 'POST') {
+    const read = await readJson(req);
+    if ('error' in read) return reply(res, read.status, read.code, read.error);
+    body = read.value;
+  }
+  if (sessionId) {
+    const found = live.get(sessionId);
+    if (!found) return reply(res, 404, -32001, 'Session not found');
+    found.lastSeen = Date.now();
+    return found.transport.handleRequest(req, res, body);
+  }
+  if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
+  await startSession(req, res, body, options, live);
+}
+
+async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>): Promise<void> {
+  const id = randomUUID();
+  const session = options.createSession(id);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => id,
+    onsessioninitialized: () => void live.set(id, { session, transport, lastSeen: Date.now() }),
+  });
+  transport.onclose = () => {
+    live.delete(id);
+    options.onSessionClosed(id);
+    void session.close().catch(() => undefined);
+  };
+  await session.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+function isInitialize(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+}
+
+/** Host must name a loopback address (or the bound host); a browser Origin must be local too (DNS rebinding). */
+function checkRequest(req: IncomingMessage, options: HttpOptions): { status: number; message: string } | undefined {
+  const allowed = allowedHostnames(options.host);
+  const host = header(req, 'host');
+  if (!host || !allowed.has(hostname(host))) return { status: 403, message: `Forbidden: Host "${host ?? ''}" is not allowed` };
+  const origin = header(req, 'origin');
+  if (origin) {
+    let originHost: string;
+    try {
+      originHost = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      return { status: 403, message: 'Forbidden: malformed Origin' };
+    }
+    if (!allowed.has(originHost)) return { status: 403, message: `Forbidden: Origin "${origin}" is not allowed` };
+  }
+  if (options.token !== undefined && !tokenMatches(header(req, 'authorization'), options.token)) {
+    return { status: 401, message: 'Unauthorized: missing or wrong bearer token' };
+  }
+  return undefined;
+}
+
+function allowedHostnames(bound: string): Set<string> {
+  const names = new Set(['127.0.0.1', 'localhost', '::1']);
+  if (bound !== '0.0.0.0' && bound !== '::') names.add(bound.replace(/^\[|\]$/g, ''));
+  return names;
+}
+
+function hostname(hostHeader: string): string {
+  const v6 = /^\[([^\]]+)\]/.exec(hostHeader);
+  if (v6) return v6[1] as string;
+  return hostHeader.replace(/:\d+$/, '');
+}
+
+/** Constant-time comparison of `Bearer <token>` (hashes first so lengths never leak). */
+function tokenMatches(authorization: string | undefined, token: string): boolean {
+  const given = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1] ?? '';
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(token).digest();
+  return timingSafeEqual(a, b) && given.length > 0;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readJson(req: IncomingMessage): Promise<{ value: unknown } | { status: number; code: number; error: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return { status: 413, code: -32600, error: `Request body over ${MAX_BODY_BYTES} bytes` };
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { status: 400, code: -32700, error: 'Parse error: body is not JSON' };
+  }
+}
+
+function reply(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function closeIdle(live: Map<string, Live>, idleMs: number): void {
+  const cutoff = Date.now() - idleMs;
+  for (const [id, l] of live) {
+    if (l.lastSeen < cutoff) {
+      live.delete(id);
+      void l.transport.close().catch(() => undefined);
+    }
+  }
+}
+
+function closeServer(server: HttpServer): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}

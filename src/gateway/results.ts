@@ -1,0 +1,72 @@
+/**
+ * Tool results the gateway writes itself: unknown names, bad arguments, upstream failures, search
+ * answers. Every one is an `isError` result the model can act on, or a plain success. Pure.
+ * Source: DESIGN §5, §7; MCP spec, Server features › Tools › Error handling.
+ */
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogEntry } from '../catalog/types.js';
+import type { CallOutcome } from '../upstream/types.js';
+import { TOOL_SEARCH } from './bridgeTools.js';
+
+/** A text result with `isError: true`. */
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * The answer for a name that is neither callable nor a bridge tool (DESIGN §5): up to three close
+ * matches, and a pointer to tool_search when anything is deferred. Never lists every name.
+ */
+export function unknownToolResult(name: string, suggestions: readonly string[], searchAvailable: boolean): CallToolResult {
+  const lines = [`Unknown tool "${name}".`];
+  if (suggestions.length > 0) lines.push(`Did you mean: ${suggestions.join(', ')}?`);
+  if (searchAvailable) lines.push(`Call ${TOOL_SEARCH} with what you want to do to find the right tool.`);
+  return errorResult(lines.join(' '));
+}
+
+/** Turns an upstream outcome into the client's result: verbatim on success, an explained `isError` otherwise. */
+export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { result: CallToolResult; failure?: string } {
+  const who = `upstream server "${entry.server}" (tool "${entry.upstreamName}")`;
+  switch (outcome.kind) {
+    case 'ok':
+      return checkedResult(outcome.result, who);
+    case 'timeout':
+      return { result: errorResult(`${who} did not answer within ${Math.round(outcome.ms / 1000)} s; the call was cancelled.`), failure: 'timeout' };
+    case 'unavailable': {
+      const retry = outcome.retryInMs !== undefined ? ` It will be retried in about ${Math.ceil(outcome.retryInMs / 1000)} s.` : '';
+      return { result: errorResult(`${who} is unavailable: ${outcome.reason}.${retry}`), failure: 'unavailable' };
+    }
+    case 'cancelled':
+      return { result: errorResult(`The call to ${who} was cancelled.`), failure: 'cancelled' };
+    case 'upstream_error':
+      return { result: errorResult(`${who} failed: ${outcome.message}`), failure: 'upstream_error' };
+  }
+}
+
+/**
+ * A well-formed upstream result passes through untouched (every content type, structuredContent,
+ * isError, _meta). One that is not a CallToolResult becomes an `isError` saying so, so a client's
+ * own validation never fails on it.
+ */
+function checkedResult(result: Record<string, unknown>, who: string): { result: CallToolResult; failure?: string } {
+  const parsed = CallToolResultSchema.safeParse(result);
+  if (parsed.success) return { result: result as CallToolResult };
+  return { result: errorResult(`${who} returned a malformed result: ${parsed.error.issues[0]?.message ?? 'invalid'}`), failure: 'malformed_result' };
+}
+
+/** tool_search's answer: `{ tools: [{ name, description, parameters }] }` as JSON text and structuredContent (DESIGN §5). */
+export function searchResult(entries: readonly CatalogEntry[], query: string): CallToolResult {
+  if (entries.length === 0) {
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `No tool matches "${query}". Rephrase with the action and the object (e.g. "read file", "create issue"), or use a name from the index in this tool's description.`,
+        },
+      ],
+      structuredContent: { tools: [] },
+    };
+  }
+  const tools = entries.map((e) => ({ name: e.qualifiedName, description: e.projected.description, parameters: e.projected.inputSchema }));
+  return { content: [{ type: 'text', text: JSON.stringify({ tools }) }], structuredContent: { tools } };
+}

@@ -1,0 +1,149 @@
+/**
+ * class GatewaySession: one client connection (stdio has one; each Streamable HTTP session has its
+ * own). Holds the SDK Server, this client's promoted tools in promotion order, and what the client
+ * last listed, so list_changed is sent only when what it sees changed. Source: DESIGN §5, §9.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { TraceSink } from '../trace/events.js';
+import type { Logger } from '../trace/log.js';
+import { advertisedTools } from './advertise.js';
+import { bridgeEnabled, descriptionLimit } from './clients.js';
+import { dispatchCall, type DispatchSettings } from './dispatch.js';
+import type { Admit, Shelf, UpstreamCaller } from './types.js';
+
+/** Everything a session is given by the composition root. */
+export interface SessionOptions {
+  readonly id: string;
+  readonly version: string;
+  readonly shelf: () => Shelf;
+  readonly caller: UpstreamCaller;
+  readonly admit: Admit;
+  readonly trace: TraceSink;
+  readonly logger: Logger;
+  readonly settings: DispatchSettings & { readonly callTool: 'auto' | 'always' | 'never' };
+  /** UTF-8 bytes and estimated tokens of a value's compact JSON (schema/measure). */
+  readonly measure: (value: unknown) => { bytes: number; tokens: number };
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export class GatewaySession {
+  readonly server: Server;
+  private readonly promoted: string[] = [];
+  private lastListed: string | undefined;
+  private callCount = 0;
+
+  constructor(private readonly options: SessionOptions) {
+    this.server = new Server(
+      { name: 'toolshelf', version: options.version },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions:
+          'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.',
+      },
+    );
+    this.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      if (request.params?.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
+      return { tools: this.listTools() };
+    });
+    // Registered on Protocol directly: Server's own wrapper re-parses results and strips fields the
+    // upstream sent (unknown content fields, key order), and results must come back unchanged (issue #2).
+    Protocol.prototype.setRequestHandler.call(this.server, CallToolRequestSchema, (request: CallToolRequest, extra: Extra) =>
+      this.callTool(request, extra),
+    );
+  }
+
+  /** The client's `clientInfo.name`, once initialized. */
+  get clientName(): string | undefined {
+    return this.server.getClientVersion()?.name;
+  }
+
+  /** Connects the SDK Server to a transport. */
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(transport);
+  }
+
+  /** The tools/list answer for this client now (DESIGN §9 order), recorded as what it last saw. */
+  listTools(): Tool[] {
+    const tools = this.currentTools();
+    this.lastListed = JSON.stringify(tools);
+    const size = this.options.measure({ tools });
+    const shelf = this.options.shelf();
+    this.options.trace.record({
+      event: 'tools_advertised',
+      session: this.options.id,
+      direct: shelf.catalogue.direct.length,
+      deferred: shelf.catalogue.deferred.length,
+      promoted: this.promoted.filter((n) => shelf.catalogue.get(n)?.exposure === 'deferred').length,
+      schemaBytes: size.bytes,
+      tokens: size.tokens,
+    });
+    return tools;
+  }
+
+  private currentTools(): Tool[] {
+    const shelf = this.options.shelf();
+    const { settings } = this.options;
+    return advertisedTools(shelf.catalogue, this.promoted, {
+      searchDescription: settings.discoveryEnabled ? shelf.searchDescription(descriptionLimit(this.clientName)) : undefined,
+      maxLimit: settings.maxLimit,
+      callTool: this.callToolEnabled(),
+    });
+  }
+
+  private callToolEnabled(): boolean {
+    return bridgeEnabled(this.options.settings.callTool, this.clientName);
+  }
+
+  /** Called after the catalogue was replaced: tells the client only if its list changed (DESIGN §9). */
+  catalogueChanged(): void {
+    if (this.lastListed === undefined) return;
+    if (JSON.stringify(this.currentTools()) === this.lastListed) return;
+    this.server.sendToolListChanged().catch((error: Error) => this.options.logger.debug(`session ${this.options.id}: ${error.message}`));
+  }
+
+  /** Adds names to the promoted list; returns those that were new (DESIGN §9). */
+  private promote(names: readonly string[]): string[] {
+    const fresh = names.filter((n) => !this.promoted.includes(n));
+    this.promoted.push(...fresh);
+    return fresh;
+  }
+
+  private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    this.callCount += 1;
+    const outcome = await dispatchCall(request, extra, {
+      callId: `${this.options.id}:${this.callCount}`,
+      session: this.options.id,
+      shelf: this.options.shelf(),
+      caller: this.options.caller,
+      admit: this.options.admit,
+      trace: this.options.trace,
+      settings: this.options.settings,
+      callToolEnabled: this.callToolEnabled(),
+      isPromoted: (name) => this.promoted.includes(name),
+    });
+    if (outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
+      // Sent on the request's own stream so HTTP clients without a GET stream still receive it.
+      await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
+    }
+    return outcome.result;
+  }
+
+  /** Closes the SDK Server (and with it the transport). */
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}

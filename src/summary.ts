@@ -1,0 +1,59 @@
+/**
+ * The start-up summary printed on stderr and used by `inspect`: upstreams connected, tools by
+ * exposure, and the first tools/list size beside the all-direct size. Pure. Source: issue #2 item 14.
+ */
+import type { Config } from './config/types.js';
+import { advertisedTools, wireTool } from './gateway/advertise.js';
+import { estimateTokens, jsonBytes } from './schema/measure.js';
+import type { BuiltShelf } from './shelf.js';
+import type { UpstreamSummary } from './upstream/pool.js';
+
+/** Counts and sizes at start. Bytes are UTF-8 bytes of the compact JSON of a tools/list result. */
+export interface StartSummary {
+  readonly upstreams: readonly UpstreamSummary[];
+  readonly direct: number;
+  readonly deferred: number;
+  readonly hidden: number;
+  /** First tools/list as a new client sees it (bridge tools included, nothing promoted). */
+  readonly firstListBytes: number;
+  readonly firstListTokens: number;
+  /** The same tools all advertised directly with their canonical schemas. */
+  readonly allDirectBytes: number;
+  readonly allDirectTokens: number;
+}
+
+/** Computes the summary for a shelf as an unnamed client (call_tool on under `auto`) would see it. */
+export function summarize(config: Config, upstreams: readonly UpstreamSummary[], shelf: BuiltShelf): StartSummary {
+  const { catalogue } = shelf;
+  const first = advertisedTools(catalogue, [], {
+    searchDescription: config.discovery.enabled ? shelf.searchDescription(undefined) : undefined,
+    maxLimit: config.discovery.maxLimit,
+    callTool: config.bridge.callTool !== 'never',
+  });
+  const allDirect = catalogue.entries.map((e) => ({ ...wireTool(e), description: e.tool.description ?? '', inputSchema: e.tool.inputSchema }));
+  const hidden = [...catalogue.counts.values()].reduce((sum, c) => sum + c.hidden, 0);
+  const firstListBytes = jsonBytes({ tools: first });
+  const allDirectBytes = jsonBytes({ tools: allDirect });
+  return {
+    upstreams,
+    direct: catalogue.direct.length,
+    deferred: catalogue.deferred.length,
+    hidden,
+    firstListBytes,
+    firstListTokens: estimateTokens(firstListBytes),
+    allDirectBytes,
+    allDirectTokens: estimateTokens(allDirectBytes),
+  };
+}
+
+/** The summary as a few lines for stderr. */
+export function formatSummary(summary: StartSummary): string[] {
+  const ready = summary.upstreams.filter((u) => u.status === 'ready');
+  const lines = [`upstreams: ${ready.length}/${summary.upstreams.length} connected (${summary.upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? `${u.tools} tools` : u.status}`).join(', ')})`];
+  lines.push(`tools: ${summary.direct} direct, ${summary.deferred} deferred, ${summary.hidden} hidden`);
+  const saved = summary.allDirectBytes > 0 ? Math.round((1 - summary.firstListBytes / summary.allDirectBytes) * 100) : 0;
+  lines.push(
+    `first tools/list: ${summary.firstListBytes.toLocaleString('en-US')} bytes (~${summary.firstListTokens.toLocaleString('en-US')} tokens) vs ${summary.allDirectBytes.toLocaleString('en-US')} bytes all-direct (${saved}% smaller)`,
+  );
+  return lines;
+}

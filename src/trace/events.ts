@@ -1,0 +1,55 @@
+/**
+ * Trace events as a discriminated union. Source: DESIGN §10.
+ */
+
+/** How the model reached a tool (DESIGN §10): `catalog` is the manifest working, `unknown` a hallucination. */
+export type CallOrigin = 'direct' | 'promoted' | 'catalog' | 'bridge' | 'unknown';
+
+export interface ToolsAdvertisedEvent {
+  readonly event: 'tools_advertised';
+  readonly session: string;
+  readonly direct: number;
+  readonly deferred: number;
+  readonly promoted: number;
+  /** UTF-8 bytes of the compact JSON of the whole tools/list result. */
+  readonly schemaBytes: number;
+  /** Estimated tokens of the same. */
+  readonly tokens: number;
+}
+
+export interface ToolSearchedEvent {
+  readonly event: 'tool_searched';
+  readonly session: string;
+  readonly callId: string;
+  /** Only with `trace.captureToolIo`. */
+  readonly query?: string;
+  readonly matched: readonly string[];
+  readonly ranker: string;
+  readonly topScore?: number;
+  readonly fallback?: string;
+  readonly shadowMatched?: readonly string[];
+  readonly latencyMs: number;
+}
+
+export interface ToolCalledEvent {
+  readonly event: 'tool_called';
+  readonly session: string;
+  readonly callId: string;
+  readonly name: string;
+  readonly server?: string;
+  readonly origin: CallOrigin;
+  readonly latencyMs: number;
+  readonly isError: boolean;
+  /** Why the call failed before or at the upstream: `invalid_arguments`, `timeout`, `unavailable`, … */
+  readonly failure?: string;
+  /** Only with `trace.captureToolIo`. */
+  readonly arguments?: unknown;
+}
+
+export type TraceEvent = ToolsAdvertisedEvent | ToolSearchedEvent | ToolCalledEvent;
+
+/** Where trace events go; `record` never throws. */
+export interface TraceSink {
+  record(event: TraceEvent): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,34 @@
+/**
+ * The one logger. Writes to stderr only: in stdio mode stdout carries protocol messages and
+ * nothing else (DESIGN §11).
+ */
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** A leveled logger writing `toolshelf: <message>` lines to a writable (stderr by default). */
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Creates a logger that drops messages below `level`. `write` receives whole lines. */
+export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+  const emit = (at: LogLevel, message: string): void => {
+    if (RANK[at] < RANK[level]) return;
+    const tag = at === 'info' ? '' : `${at}: `;
+    write(`toolshelf: ${tag}${message}\n`);
+  };
+  return {
+    debug: (m) => emit('debug', m),
+    info: (m) => emit('info', m),
+    warn: (m) => emit('warn', m),
+    error: (m) => emit('error', m),
+  };
+}
+
+/** A logger that writes nothing (tests, `--quiet`). */
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

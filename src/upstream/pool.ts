@@ -1,0 +1,63 @@
+/**
+ * class UpstreamPool: every configured upstream, started in parallel with failures isolated, and one
+ * "tools changed" callback for all of them. Knows no catalogue. Source: DESIGN §11.
+ */
+import type { UpstreamTool } from '../catalog/types.js';
+import type { ServerConfig } from '../config/types.js';
+import { UpstreamConnection, type ConnectionOptions } from './connection.js';
+import type { CallOptions, CallOutcome } from './types.js';
+
+/** Per-upstream state for summaries. */
+export interface UpstreamSummary {
+  readonly key: string;
+  readonly status: UpstreamConnection['status'];
+  readonly tools: number;
+  readonly error?: string;
+}
+
+export class UpstreamPool {
+  private readonly connections = new Map<string, UpstreamConnection>();
+
+  constructor(servers: Readonly<Record<string, ServerConfig>>, options: ConnectionOptions) {
+    for (const [key, server] of Object.entries(servers)) {
+      this.connections.set(key, new UpstreamConnection(key, server, options));
+    }
+  }
+
+  /** Starts every upstream at once; resolves when each is ready or has failed. Never rejects. */
+  async start(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.start()));
+  }
+
+  /** Each server key with its last-listed tools (empty for one that never came up). */
+  toolsByServer(): Map<string, readonly UpstreamTool[]> {
+    return new Map([...this.connections].map(([key, c]) => [key, c.tools]));
+  }
+
+  /** Status of every upstream, in config order. */
+  summary(): UpstreamSummary[] {
+    return [...this.connections.values()].map((c) => ({
+      key: c.key,
+      status: c.status,
+      tools: c.tools.length,
+      ...(c.status === 'ready' ? {} : { error: c.lastError }),
+    }));
+  }
+
+  /** Calls `tool` on upstream `server`; an unknown server key is reported as unavailable. */
+  callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome> {
+    const connection = this.connections.get(server);
+    if (!connection) return Promise.resolve({ kind: 'unavailable', reason: `no upstream named "${server}"` });
+    return connection.callTool(tool, args, options);
+  }
+
+  /** Synchronously SIGKILLs every stdio upstream's process group (for `process.on('exit')`). */
+  killNow(): void {
+    for (const c of this.connections.values()) c.killNow();
+  }
+
+  /** Ends every upstream in parallel. */
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Server entry → SDK client transport: a stdio child in its own process group, or Streamable HTTP /
+ * SSE for a remote URL. No retry and no state. Source: DESIGN §11.
+ */
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RemoteServerConfig, StdioServerConfig } from '../config/types.js';
+import { ChildStdioTransport } from './stdioTransport.js';
+
+/** The transport for a stdio entry; each stderr line goes to `onStderrLine`. */
+export function stdioTransport(server: StdioServerConfig, baseDir: string, onStderrLine: (line: string) => void): ChildStdioTransport {
+  return new ChildStdioTransport(server, baseDir, onStderrLine);
+}
+
+/** Remote transports to try in order: Streamable HTTP then SSE for `auto` (MCP spec, Transports › Backwards compatibility). */
+export function remoteTransports(server: RemoteServerConfig): (() => Transport)[] {
+  const url = new URL(server.url);
+  const requestInit: RequestInit = { headers: { ...server.headers } };
+  const streamable = (): Transport => new StreamableHTTPClientTransport(url, { requestInit });
+  const sse = (): Transport => new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(server.headers) } });
+  switch (server.transport ?? 'auto') {
+    case 'sse':
+      return [sse];
+    case 'streamable-http':
+      return [streamable];
+    default:
+      return [streamable, sse];
+  }
+}
+
+/** A fetch that adds `headers` to the SSE GET stream (EventSource sends none of its own). */
+function withHeaders(headers: Readonly<Record<string, string>> | undefined): typeof fetch {
+  return (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+}

@@ -1,0 +1,34 @@
+/**
+ * Shapes shared by the upstream folder and its callers.
+ */
+
+/** Lifecycle of one upstream: `failed` never came up, `down` was up and is being restarted. */
+export type UpstreamStatus = 'starting' | 'ready' | 'down' | 'failed' | 'closed';
+
+/** Progress from the upstream for one call (MCP spec, Utilities › Progress). */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Per-call options. Times in ms. */
+export interface CallOptions {
+  /** Idle timeout, reset by progress (default: the server's `timeoutMs`, else 60,000). */
+  readonly timeoutMs?: number;
+  /** Cap on the whole call even with progress (default 600,000). */
+  readonly maxTotalMs?: number;
+  /** The client's cancellation; aborting sends `notifications/cancelled` upstream. */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (update: ProgressUpdate) => void;
+  /** `_meta` to forward (without the client's progressToken: the SDK sets its own). */
+  readonly meta?: Record<string, unknown>;
+}
+
+/** How an upstream call ended. Never thrown: every failure is a value (STYLE §3). */
+export type CallOutcome =
+  | { readonly kind: 'ok'; readonly result: Record<string, unknown> }
+  | { readonly kind: 'timeout'; readonly ms: number }
+  | { readonly kind: 'unavailable'; readonly reason: string; readonly retryInMs?: number }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'upstream_error'; readonly code?: number; readonly message: string };
