@@ -136,29 +136,44 @@ export function compactSchema(schema: JsonObject, maxSchemaBytes: number): Compa
     const size = jsonBytes(work);
     if (size <= maxSchemaBytes) return { schema: work, rung: (index + 1) as Rung, bytes: size };
   }
-  const last = reduceToSurface(work, maxSchemaBytes);
+  const last = reduceToSurface(work, schema, maxSchemaBytes);
   return { schema: last, rung: 6, bytes: jsonBytes(last) };
 }
 
 /**
- * Past rung 6: top-level properties are cut to their surface (`{ type }`) one at a time, largest first
- * (ties by name), until the schema fits; if it still does not, only the surface remains. A huge `enum`
- * on one argument thus costs that argument its details, not every argument its description.
+ * Past rung 6: top-level properties get their original description back (rung 3 removed it), then are
+ * cut, largest first (ties by name), to their surface plus that description, then to the bare surface
+ * (`{ type }`), re-measuring after each cut; if nothing else fits, only the surface remains. A huge
+ * `enum` on one argument thus costs that argument its details, not every argument its description.
  */
-function reduceToSurface(work: JsonObject, maxSchemaBytes: number): JsonObject {
+function reduceToSurface(work: JsonObject, original: JsonObject, maxSchemaBytes: number): JsonObject {
   const props = work.properties;
-  if (isObject(props)) {
-    const surfaceProps = topLevelSurface({ properties: props }).properties as JsonObject;
-    const bySize = Object.keys(props)
-      .map((name) => ({ name, size: jsonBytes(props[name]) }))
-      .sort((a, b) => b.size - a.size || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const cut = new Set<string>();
+  if (!isObject(props)) return topLevelSurface(work);
+  const bare = topLevelSurface({ properties: props }).properties as JsonObject;
+  const originalProps = isObject(original.properties) ? original.properties : {};
+  const describe = (name: string, form: unknown): unknown => {
+    const sub = Object.hasOwn(originalProps, name) ? originalProps[name] : undefined;
+    return isObject(form) && isObject(sub) && typeof sub.description === 'string' ? { ...form, description: sub.description } : form;
+  };
+  const forms = new Map(Object.keys(props).map((name) => [name, [describe(name, props[name]), describe(name, bare[name]), bare[name]]]));
+  const stage = new Map<string, number>();
+  const candidate = (): JsonObject => withProperties(work, [...forms].map(([name, f]) => [name, f[stage.get(name) ?? 0]]));
+  const bySize = [...forms]
+    .map(([name, f]) => ({ name, size: jsonBytes(f[0]) }))
+    .sort((a, b) => b.size - a.size || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const restored = candidate();
+  if (jsonBytes(restored) <= maxSchemaBytes) return restored;
+  for (const level of [1, 2]) {
     for (const { name } of bySize) {
-      cut.add(name);
-      const entries = Object.keys(props).map((key): [string, unknown] => [key, cut.has(key) ? surfaceProps[key] : props[key]]);
-      const candidate = Object.fromEntries(Object.entries(work).map(([key, value]): [string, unknown] => [key, key === 'properties' ? Object.fromEntries(entries) : value]));
-      if (jsonBytes(candidate) <= maxSchemaBytes) return candidate;
+      stage.set(name, level);
+      const schema = candidate();
+      if (jsonBytes(schema) <= maxSchemaBytes) return schema;
     }
   }
   return topLevelSurface(work);
+}
+
+/** A copy of `schema` with `properties` rebuilt from entries (no assignment: a property may be named `__proto__`). */
+function withProperties(schema: JsonObject, entries: [string, unknown][]): JsonObject {
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(entries) : value]));
 }

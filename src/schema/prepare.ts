@@ -91,17 +91,19 @@ function allowNull(schema: JsonObject): void {
 }
 
 /**
- * Removes, recursively along `properties`, every argument whose value is `null` where the canonical
- * schema does not require it: the model's way of declining an optional property that strict mode
- * advertised as required-and-nullable. Returns a new object; other values are kept as they are.
+ * Removes every argument whose value is `null` where the canonical schema declares the property but
+ * does not require it — the model's way of declining an optional property that strict mode advertised
+ * as required-and-nullable — recursing along `properties`. Levels whose canonical schema declares no
+ * `properties` (free-form objects, untouched by strict) are returned as they are. Returns a new object.
  * Source: DESIGN §7 (strict); admission checks the canonical schema, which rejects those nulls.
  */
 export function dropNullOptionals(canonical: JsonObject, args: JsonObject): JsonObject {
-  const props = isObject(canonical.properties) ? canonical.properties : {};
+  const props = canonical.properties;
+  if (!isObject(props)) return args;
   const required = Array.isArray(canonical.required) ? canonical.required : [];
   const entries = Object.entries(args).flatMap(([name, value]): [string, unknown][] => {
-    if (value === null && !required.includes(name)) return [];
     const sub = Object.hasOwn(props, name) ? props[name] : undefined;
+    if (value === null && sub !== undefined && !required.includes(name)) return [];
     return [[name, isObject(value) && isObject(sub) ? dropNullOptionals(sub, value) : value]];
   });
   return Object.fromEntries(entries);

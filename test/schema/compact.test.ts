@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/catalog/types.js';
+import { clipDescription, compactSchema } from '../../src/schema/compact.js';
+import { jsonBytes, textBytes } from '../../src/schema/measure.js';
+import { topLevelSurface } from '../../src/schema/surface.js';
+import { deepSchema, fixture, text, wideAnyOf } from './fixtures.js';
+import { compiles } from './helpers.js';
+
+const filler = (n: number): string => 'x'.repeat(n);
+
+describe('compaction ladder (§7), one rung at a time', () => {
+  it('rung 0: a schema within budget is returned as the same object', () => {
+    const schema = fixture('recursive-tree');
+    const out = compactSchema(schema, jsonBytes(schema));
+    expect(out).toEqual({ schema, rung: 0, bytes: jsonBytes(schema) });
+    expect(out.schema).toBe(schema);
+  });
+
+  it('rung 1: prunes unreachable $defs / definitions and stops there', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { $ref: '#/definitions/used' } },
+      definitions: { used: { type: 'string', description: filler(200) }, unused: { type: 'string', description: filler(2000) } },
+    };
+    const out = compactSchema(schema, jsonBytes(schema) - 1000);
+    expect(out.rung).toBe(1);
+    expect(out.schema.definitions).toEqual({ used: { type: 'string', description: filler(200) } });
+    expect(out.bytes).toBe(jsonBytes(out.schema));
+    expect(schema.definitions.unused).toBeDefined(); // the input is never mutated
+  });
+
+  it('rung 1 keeps definitions reached only through other reachable definitions', () => {
+    const schema = fixture('recursive-tree');
+    const out = compactSchema(schema, jsonBytes(schema) - 10);
+    expect(out.rung).toBe(1);
+    expect(Object.keys(out.schema.$defs as object)).toEqual(['node', 'label']);
+  });
+
+  it('rung 2: strips nested property descriptions, keeps top-level ones', () => {
+    const schema = {
+      type: 'object',
+      description: 'root',
+      properties: { outer: { type: 'object', description: 'top', properties: { inner: { type: 'string', description: filler(2000) } } } },
+    };
+    const out = compactSchema(schema, jsonBytes(schema) - 1000);
+    expect(out.rung).toBe(2);
+    expect(out.schema).toEqual({
+      type: 'object',
+      description: 'root',
+      properties: { outer: { type: 'object', description: 'top', properties: { inner: { type: 'string' } } } },
+    });
+  });
+
+  it('rung 3: strips every property description, keeps the root description', () => {
+    const schema = { type: 'object', description: 'root', properties: { a: { type: 'string', description: filler(2000) } } };
+    const out = compactSchema(schema, 200);
+    expect(out.rung).toBe(3);
+    expect(out.schema).toEqual({ type: 'object', description: 'root', properties: { a: { type: 'string' } } });
+  });
+
+  it('rung 4: drops definition tables and the refs into them, and still compiles', () => {
+    const values = Array.from({ length: 300 }, (_, i) => `value-${i}`);
+    const schema = {
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/big' }, b: { type: 'array', items: { $ref: '#/$defs/big' } } },
+      required: ['a'],
+      $defs: { big: { type: 'string', enum: values } },
+    };
+    const out = compactSchema(schema, 1000);
+    expect(out.rung).toBe(4);
+    expect(out.schema).toEqual({ type: 'object', properties: { a: {}, b: { type: 'array', items: {} } }, required: ['a'] });
+    expect(compiles(out.schema)).toBe(true);
+  });
+
+  it('rung 5: collapses objects deeper than three levels to { type: "object" }', () => {
+    const schema = deepSchema(30);
+    const out = compactSchema(schema, 300);
+    expect(out.rung).toBe(5);
+    expect(out.schema).toEqual({
+      type: 'object',
+      properties: { top: { type: 'object', properties: { p1: { type: 'object', properties: { p2: { type: 'object', properties: { p3: { type: 'object' } } } } } } } },
+      required: ['top'],
+    });
+  });
+
+  it('rung 5 counts array levels too: arrays of arrays collapse to { type: "array" }', () => {
+    let items: JsonObject = { type: 'string', enum: Array.from({ length: 200 }, (_, i) => `v${i}`) };
+    for (let i = 0; i < 6; i++) items = { type: 'array', items };
+    const out = compactSchema({ type: 'object', properties: { grid: items } }, 500);
+    expect(out.rung).toBe(5);
+    expect(out.schema).toEqual({ type: 'object', properties: { grid: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'array' } } } } } });
+  });
+
+  it('rung 6: drops anyOf / oneOf / allOf everywhere', () => {
+    const schema = wideAnyOf(300);
+    const out = compactSchema(schema, 5000);
+    expect(out.rung).toBe(6);
+    expect(out.schema).toEqual({ type: 'object', properties: { filter: {}, limit: { type: 'integer' } }, required: ['filter'] });
+  });
+
+  it('past rung 6: cuts the largest top-level property to its surface and keeps the other descriptions', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        item: { type: 'string', enum: Array.from({ length: 500 }, (_, i) => `item-${i}`), description: 'Item id' },
+        region: { type: 'string', description: 'Server region' },
+      },
+      required: ['item'],
+    };
+    const out = compactSchema(schema, 5000);
+    expect(out.rung).toBe(6);
+    expect(out.schema).toEqual({
+      type: 'object',
+      properties: { item: { type: 'string', description: 'Item id' }, region: { type: 'string', description: 'Server region' } },
+      required: ['item'],
+    });
+  });
+
+  it('reports bytes over budget when even the top-level surface does not fit', () => {
+    const properties = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`argument_number_${i}`, { type: 'string', description: 'd' }]));
+    const schema = { type: 'object', properties };
+    const out = compactSchema(schema, 5000);
+    expect(out.rung).toBe(6);
+    expect(out.schema).toEqual(topLevelSurface(schema));
+    expect(out.bytes).toBeGreaterThan(5000);
+  });
+});
+
+describe('clipDescription (§7: clipped at a character boundary, ending in …)', () => {
+  it('keeps text that fits, byte for byte', () => {
+    expect(clipDescription('Reads a file.', 13)).toBe('Reads a file.');
+  });
+
+  it('clips ASCII to exactly the budget, ellipsis included, trailing space trimmed', () => {
+    expect(clipDescription('Reads a file from disk.', 10)).toBe('Reads a…');
+    expect(textBytes(clipDescription(filler(20_000), 1000))).toBe(1000);
+  });
+
+  it('never splits a multi-byte character, surrogate pair or emoji sequence', () => {
+    const samples = ['漢字かな交じり文', '😀😃😄😁', 'a👨‍👩‍👧b👨‍👩‍👧c', 'e\u0301e\u0301e\u0301', 'Ünïcödé ✓ text'];
+    for (const sample of samples) {
+      for (let max = 0; max < textBytes(sample) + 2; max++) {
+        const clipped = clipDescription(sample, max);
+        expect(textBytes(clipped), `${sample} @${max}`).toBeLessThanOrEqual(max);
+        if (clipped === sample) continue;
+        if (max < 3) expect(clipped).toBe('');
+        else {
+          expect(clipped.endsWith('…')).toBe(true);
+          const kept = clipped.slice(0, -1);
+          expect(sample.startsWith(kept)).toBe(true);
+          // The cut lands between graphemes: what follows is not a low surrogate, joiner or combining mark.
+          expect(sample.slice(kept.length)).not.toMatch(/^[\uDC00-\uDFFF\u200D\u0301]/);
+        }
+      }
+    }
+  });
+
+  it('clips 20 KB of CJK within 1,000 bytes', () => {
+    const clipped = clipDescription(text('漢', 20_000), 1000);
+    expect(textBytes(clipped)).toBeLessThanOrEqual(1000);
+    expect(clipped).toBe(`${'漢'.repeat(332)}…`);
+  });
+});

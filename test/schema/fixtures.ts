@@ -1,0 +1,33 @@
+/** Loads the hand-written schemas in test/fixtures/schemas/ and builds generated adversarial ones. */
+
+import { readFileSync } from 'node:fs';
+import type { JsonObject } from '../../src/catalog/types.js';
+
+/** A fixture from test/fixtures/schemas/, parsed fresh on every call (tests may compare identities). */
+export function fixture(name: string): JsonObject {
+  return JSON.parse(readFileSync(new URL(`../fixtures/schemas/${name}.json`, import.meta.url), 'utf8')) as JsonObject;
+}
+
+/** `depth` levels of single-property objects, each described. */
+export function deepSchema(depth: number): JsonObject {
+  let inner: JsonObject = { type: 'string', description: 'leaf' };
+  for (let level = depth; level > 0; level--) {
+    inner = { type: 'object', description: `level ${level}`, properties: { [`p${level}`]: inner } };
+  }
+  return { type: 'object', properties: { top: inner }, required: ['top'] };
+}
+
+/** One property whose value is an `anyOf` of `width` distinct object shapes. */
+export function wideAnyOf(width: number): JsonObject {
+  const branches = Array.from({ length: width }, (_, i) => ({
+    type: 'object',
+    properties: { [`kind${i}`]: { const: `k${i}` } },
+    required: [`kind${i}`],
+  }));
+  return { type: 'object', properties: { filter: { anyOf: branches }, limit: { type: 'integer' } }, required: ['filter'] };
+}
+
+/** `n` bytes of repeated text made of `unit`, cut to whole units. */
+export function text(unit: string, n: number): string {
+  return unit.repeat(Math.ceil(n / Buffer.byteLength(unit)));
+}
