@@ -15,13 +15,20 @@ const CJK_START = new RegExp(`^${CJK_CLASS}`, 'u');
 const WORD_RUN = /[\p{L}\p{M}\p{N}]+/gu;
 
 /**
- * Function words and request filler ("please", "help me") that carry no tool intent. Kept short:
- * verbs such as "find", "get", "list", "search" are intent and stay.
+ * English function words (the common NLTK list, minus negations) and request filler ("please",
+ * "help me", "can you tell") that carry no tool intent. Verbs that are intent ("find", "get",
+ * "list", "search", "read", "write") stay. Dropping them moved Recall@5 0.21 → 0.39 (livemcpbench)
+ * and 0.49 → 0.64 (metatool single); the filler words added +0.005 Recall@5 on metatool.
  */
 const STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a an and are as at be been but by can could do does for from has have how i if in into is it its ' +
-    'me my of on or our please should so some than that the their them then there these this those to ' +
-    'us was we what when where which who will with would you your help want need like also any all just about')
+  ('i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her ' +
+    'hers herself it its itself they them their theirs themselves what which who whom this that these ' +
+    'those am is are was were be been being have has had having do does did doing a an the and but if ' +
+    'or because as until while of at by for with about against between into through during before after ' +
+    'above below to from up down in out on off over under again further then once here there when where ' +
+    'why how all any both each few more most other some such only own same so than too very s t can will ' +
+    'just should now please help want need like also would could may might must shall let know tell give ' +
+    'show provide looking interested assist hi hey')
     .split(' '),
 );
 
