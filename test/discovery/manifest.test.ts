@@ -1,0 +1,154 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  countTokens,
+  describeToolSearch,
+  renderManifest,
+  TOOL_SEARCH_PREAMBLE,
+  toolSearchDescription,
+} from '../../src/discovery/manifest.js';
+import { packSentences } from '../../src/discovery/sentences.js';
+import { entry, SHARED_ABSENT, SKIP_MESSAGE, sharedCatalogue } from './helpers.js';
+
+const taxSchema = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', enum: ['self_register', 'tax_filing'] },
+    year: { type: 'integer' },
+    tags: { type: 'array', items: { type: 'string' } },
+    note: { type: 'string' },
+  },
+  required: ['kind', 'year', 'tags'],
+};
+
+const small = [
+  entry('tax', 'submit', 'Submit a tax form to the office.\nUse it once per year. Returns a receipt id.', taxSchema, ['irs', 'filing', 'tax']),
+  entry('files', 'read_text_file', 'Read the complete contents of a file as text. Handles UTF-8.', {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+  }),
+  entry('files', 'list_directory', 'List the entries of a directory.'),
+];
+
+describe('manifest entries (DESIGN §6)', () => {
+  it('renders name, required parameters with closed enum values, sentences and sorted keywords', () => {
+    const { text, level } = renderManifest(small, { tokenBudget: 4000 });
+    expect(level).toBe('full');
+    expect(text.split('\n')).toEqual([
+      'files__list_directory: List the entries of a directory.',
+      'files__read_text_file(path: string): Read the complete contents of a file as text. Handles UTF-8.',
+      'tax__submit(kind: self_register|tax_filing, year: integer, tags: string[]): Submit a tax form to the office. ' +
+        'Use it once per year. Returns a receipt id. Keywords: irs, tax, filing.',
+    ]);
+  });
+
+  it('rejoins wrapped lines and drops docstring sections', () => {
+    const wrapped = 'Fetch a web page and\n  return its text\nas markdown.\n\nArgs:\n  url: the address';
+    expect(packSentences(wrapped, 400).text).toBe('Fetch a web page and return its text as markdown.');
+  });
+
+  it('clips an over-long first sentence at a word and warns naming the tool', () => {
+    const long = entry('x', 'long', `${'word '.repeat(120)}end.`);
+    const manifest = renderManifest([long], { tokenBudget: 4000 });
+    expect(manifest.text).toMatch(/^x__long: (word )+word…$/);
+    expect(manifest.warnings).toEqual(['x__long: first sentence exceeds 400 characters; clipped at a word boundary']);
+  });
+});
+
+describe('degradation ladder (DESIGN §6)', () => {
+  const many = Array.from({ length: 40 }, (_, i) =>
+    entry('srv', `tool_${String(i).padStart(2, '0')}`, `Does thing number ${i} for the user. It has a second sentence with more detail about the thing.`),
+  );
+
+  it.each([
+    [2000, 'full'],
+    [800, 'short'],
+    [400, 'names'],
+    [100, 'count'],
+  ] as const)('budget %i tokens → %s', (budget, level) => {
+    const manifest = renderManifest(many, { tokenBudget: budget });
+    expect(manifest.level).toBe(level);
+    if (level !== 'count') expect(manifest.tokens).toBeLessThanOrEqual(budget);
+    expect(manifest.tokens).toBe(countTokens(manifest.text));
+  });
+
+  it('short entries keep the first sentence within 60 characters', () => {
+    const { text, level } = renderManifest(many, { tokenBudget: 800 });
+    expect(level).toBe('short');
+    for (const line of text.split('\n')) expect(line.slice(line.indexOf(': ') + 2).length).toBeLessThanOrEqual(60);
+  });
+
+  it('the bare count names how many tools are on the shelf', () => {
+    expect(renderManifest(many, { tokenBudget: 1 }).text).toBe('40 more tools are available; search for them.');
+  });
+
+  it('the whole tool_search description fits maxChars and the token budget', () => {
+    for (const maxChars of [2048, 600, 200]) {
+      const description = toolSearchDescription(many, { tokenBudget: 4000, maxChars });
+      expect(description.startsWith(`${TOOL_SEARCH_PREAMBLE}\n\n`)).toBe(true);
+      if (!description.endsWith('search for them.')) expect(description.length).toBeLessThanOrEqual(maxChars);
+    }
+    const described = describeToolSearch(many, { tokenBudget: 400 });
+    expect(described.level).toBe('names');
+    expect(described.tokens).toBeLessThanOrEqual(400);
+    expect(described.tokens).toBe(countTokens(described.text));
+  });
+});
+
+describe('determinism (DESIGN §6: same catalogue, same bytes)', () => {
+  it('sorts entries by name regardless of input order', () => {
+    const forward = renderManifest(small, { tokenBudget: 4000 }).text;
+    expect(renderManifest([...small].reverse(), { tokenBudget: 4000 }).text).toBe(forward);
+  });
+
+  it('a fresh module instance renders the same bytes', async () => {
+    const first = renderManifest(small, { tokenBudget: 4000 }).text;
+    vi.resetModules();
+    const fresh = await import('../../src/discovery/manifest.js');
+    expect(fresh.renderManifest(small, { tokenBudget: 4000 }).text).toBe(first);
+  });
+
+  const built = fileURLToPath(new URL('../../dist/discovery/manifest.js', import.meta.url));
+  describe.skipIf(SHARED_ABSENT || !existsSync(built))('across processes (needs a build in dist/ and ../shared)', () => {
+    it('a separate node process renders the github catalogue to the same bytes', () => {
+      const entries = sharedCatalogue('github', 'github');
+      const local = createHash('sha256').update(renderManifest(entries, { tokenBudget: 4000 }).text).digest('hex');
+      const script = `
+        import { readFileSync } from 'node:fs';
+        import { createHash } from 'node:crypto';
+        import { renderManifest } from ${JSON.stringify(built)};
+        import { toCatalogEntry } from ${JSON.stringify(built.replace('manifest.js', 'retrievalSet.js'))};
+        const tools = JSON.parse(readFileSync(${JSON.stringify(fileURLToPath(new URL('../../../shared/data/catalogs/github.json', import.meta.url)))}, 'utf8'));
+        const entries = tools.map((t) => toCatalogEntry({ ...t, name: 'github__' + t.name }));
+        process.stdout.write(createHash('sha256').update(renderManifest(entries, { tokenBudget: 4000 }).text).digest('hex'));`;
+      const remote = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      expect(remote).toBe(local);
+    });
+  });
+});
+
+describe.skipIf(SHARED_ABSENT)(`manifest on real catalogues (${SKIP_MESSAGE})`, () => {
+  const catalogues = ['github', 'playwright', 'chrome-devtools', 'linear', 'livemcpbench-all'];
+  const entries = catalogues.flatMap((file) => sharedCatalogue(file, file.replace(/[^a-z]/g, '')));
+  const runs = (text: string): string[] => text.match(/[\p{L}\p{N}]+/gu) ?? [];
+
+  it.each([400, 160, 100])('no packed description ends mid-word (%i characters)', (maxChars) => {
+    for (const item of entries) {
+      const source = item.tool.description ?? '';
+      if (/\p{Script=Han}/u.test(source)) continue;
+      const words = new Set(runs(source));
+      const packed = packSentences(source, maxChars);
+      expect([...packed.text].length).toBeLessThanOrEqual(maxChars);
+      for (const word of runs(packed.text)) expect(words.has(word), `${item.qualifiedName}: "${word}"`).toBe(true);
+    }
+  });
+
+  it.each([4000, 2000, 800])('fits the %i-token budget on 800 real tools', (budget) => {
+    const manifest = renderManifest(entries, { tokenBudget: budget });
+    if (manifest.level !== 'count') expect(manifest.tokens).toBeLessThanOrEqual(budget);
+  });
+});
