@@ -7,7 +7,7 @@
 
 import type { JsonObject } from '../catalog/types.js';
 import { jsonBytes } from './measure.js';
-import { collectRefs, hasEmbeddedResources, pruneDefinitions, refResolver, within, type RefResolver } from './refs.js';
+import { collectRefs, hasEmbeddedResources, pruneDefinitions, refResolver, within } from './refs.js';
 import { cloneJson, isObject, walkSchema } from './walk.js';
 
 /**
@@ -29,7 +29,7 @@ const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$co
 export function inlineRefs(schema: JsonObject): JsonObject {
   if (hasEmbeddedResources(schema)) return schema;
   const resolver = refResolver(schema);
-  const recursive = recursiveTargets(schema, resolver);
+  const recursive = recursiveTargets(schema);
   const out = cloneJson(schema);
   const sizes = new Map<string, number>();
   let inlinedBytes = 0;
@@ -48,8 +48,8 @@ export function inlineRefs(schema: JsonObject): JsonObject {
 }
 
 /** Targets that can reach themselves by expanding the references inside them. */
-function recursiveTargets(schema: JsonObject, resolver: RefResolver): Set<string> {
-  const refs = collectRefs(schema, resolver);
+function recursiveTargets(schema: JsonObject): Set<string> {
+  const refs = collectRefs(schema);
   const targets = [...new Set(refs.flatMap((r) => (r.target === undefined ? [] : [r.target])))];
   const edges = new Map<string, string[]>();
   for (const t of targets) {

@@ -25,11 +25,16 @@ export interface RefResolver {
   at(ptr: string): unknown;
 }
 
+/** True for a subschema that starts an embedded resource: a `$id` that is not a bare draft-07 anchor. */
+function isResource(node: JsonObject): boolean {
+  return typeof node.$id === 'string' && !node.$id.startsWith('#');
+}
+
 /** True when a subschema other than the root declares `$id`: `#` inside it then means that resource. */
 export function hasEmbeddedResources(root: JsonObject): boolean {
   let found = false;
   walkSchema(root, ({ node, ptr }) => {
-    if (ptr !== '' && typeof node.$id === 'string' && !node.$id.startsWith('#')) found = true;
+    if (ptr !== '' && isResource(node)) found = true;
   });
   return found;
 }
@@ -88,15 +93,46 @@ export function within(ptr: string, outer: string): boolean {
   return ptr === outer || ptr.startsWith(`${outer}/`);
 }
 
-/** Every reference in the schema: where it sits and the pointer it targets (undefined when not local). */
-export function collectRefs(root: JsonObject, resolver: RefResolver): { from: string; target?: string }[] {
-  const refs: { from: string; target?: string }[] = [];
+/** One reference: the node holding it, its keyword, where it sits, and the absolute pointer it targets. */
+export interface RefSite {
+  readonly node: JsonObject;
+  readonly key: string;
+  readonly from: string;
+  /** Pointer from the root, or undefined when the reference does not resolve inside the schema. */
+  readonly target?: string;
+}
+
+/**
+ * Every reference in the schema, each resolved inside its innermost enclosing resource (the root, or a
+ * subschema with its own `$id`), as JSON Schema reads `#` there; a reference to another resource's
+ * `$id` (compared verbatim) resolves inside that resource. Source: JSON Schema 2020-12 §8.2.1, §9.2.
+ */
+export function collectRefs(root: JsonObject): RefSite[] {
+  const resources = new Map<string, RefResolver>();
+  const ids = new Map<string, string>();
+  walkSchema(root, ({ node, ptr }) => {
+    if (ptr !== '' && !isResource(node)) return;
+    resources.set(ptr, refResolver(node));
+    if (typeof node.$id === 'string') ids.set(node.$id.split('#')[0] ?? '', ptr);
+  });
+  const sites: RefSite[] = [];
   walkSchema(root, ({ node, ptr }) => {
     for (const key of REF_KEYWORDS) {
-      if (key in node) refs.push({ from: ptr, target: resolver.targetPtr(node[key]) });
+      if (!(key in node)) continue;
+      const ref = node[key];
+      const uri = typeof ref === 'string' ? (ref.split('#')[0] ?? '') : '';
+      const base = uri !== '' && ids.has(uri) ? (ids.get(uri) as string) : innermost(resources, ptr);
+      const target = resources.get(base)?.targetPtr(ref);
+      sites.push({ node, key, from: ptr, target: target === undefined ? undefined : base + target });
     }
   });
-  return refs;
+  return sites;
+}
+
+function innermost(resources: Map<string, unknown>, ptr: string): string {
+  let best = '';
+  for (const base of resources.keys()) if (within(ptr, base) && base.length > best.length) best = base;
+  return best;
 }
 
 /**
@@ -114,7 +150,7 @@ export function pruneDefinitions(root: JsonObject): void {
     }
   });
   if (entries.length === 0) return;
-  const refs = collectRefs(root, refResolver(root));
+  const refs = collectRefs(root);
   const reached = new Set<string>();
   let frontier = refs.filter((r) => !entries.some((e) => within(r.from, e.ptr)));
   while (frontier.length > 0) {
@@ -138,12 +174,5 @@ function dropEmptyTables(root: JsonObject): void {
  * Mutates `root`. Source: DESIGN §7 ("compaction only ever loosens what is advertised").
  */
 export function dropDanglingRefs(root: JsonObject): void {
-  const resolver = refResolver(root);
-  const dangling: JsonObject[] = [];
-  walkSchema(root, ({ node }) => {
-    if (REF_KEYWORDS.some((key) => key in node && resolver.targetPtr(node[key]) === undefined)) dangling.push(node);
-  });
-  for (const node of dangling) {
-    for (const key of REF_KEYWORDS) if (key in node && resolver.targetPtr(node[key]) === undefined) delete node[key];
-  }
+  for (const site of collectRefs(root)) if (site.target === undefined) delete site.node[site.key];
 }

@@ -36,6 +36,22 @@ describe('compaction ladder (§7), one rung at a time', () => {
     expect(Object.keys(out.schema.$defs as object)).toEqual(['node', 'label']);
   });
 
+  it('rung 1 resolves # inside an embedded resource ($id) against that resource', () => {
+    const schema = {
+      $id: 'https://example.com/root',
+      type: 'object',
+      properties: { a: { $ref: 'https://example.com/item' } },
+      $defs: {
+        item: { $id: 'https://example.com/item', type: 'object', properties: { k: { $ref: '#/$defs/key' } }, $defs: { key: { type: 'string' } } },
+        key: { type: 'number', description: filler(2000) },
+      },
+    };
+    const out = compactSchema(schema, jsonBytes(schema) - 1000);
+    expect(out.rung).toBe(1);
+    expect(Object.keys(out.schema.$defs as object)).toEqual(['item']);
+    expect(compiles(out.schema)).toBe(true);
+  });
+
   it('rung 2: strips nested property descriptions, keeps top-level ones', () => {
     const schema = {
       type: 'object',
