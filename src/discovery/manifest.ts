@@ -61,21 +61,37 @@ function sortedKeywords(keywords: readonly string[]): string[] {
   return [...keywords].sort((x, y) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0));
 }
 
-/** One full entry: `name(required): packed description Keywords: a, b.` */
-function fullLine(entry: CatalogEntry, maxChars: number, warnings: string[]): string {
-  const signature = requiredSignature(entry.tool.inputSchema);
-  const packed = packSentences(descriptionOf(entry), maxChars);
-  if (packed.clipped) warnings.push(`${entry.qualifiedName}: first sentence exceeds ${maxChars} characters; clipped at a word boundary`);
-  const keywords = sortedKeywords(entry.keywords);
-  const parts = [`${entry.qualifiedName}${signature === '' ? '' : `(${signature})`}:`];
-  if (packed.text !== '') parts.push(packed.text);
-  if (keywords.length > 0) parts.push(`Keywords: ${keywords.join(', ')}.`);
-  return parts.join(' ');
+/** What every rung needs from one entry, computed once per render. */
+interface EntryText {
+  readonly name: string;
+  /** `name(required):` */
+  readonly head: string;
+  readonly sentences: readonly string[];
+  /** ` Keywords: a, b.` or `''`. */
+  readonly tail: string;
 }
 
-function shortLine(entry: CatalogEntry): string {
-  const first = sentencesOf(descriptionOf(entry))[0];
-  return first === undefined ? entry.qualifiedName : `${entry.qualifiedName}: ${clipWords(first, SHORT_CHARS)}`;
+function entryText(entry: CatalogEntry): EntryText {
+  const signature = requiredSignature(entry.tool.inputSchema);
+  const keywords = sortedKeywords(entry.keywords);
+  return {
+    name: entry.qualifiedName,
+    head: `${entry.qualifiedName}${signature === '' ? '' : `(${signature})`}:`,
+    sentences: sentencesOf(descriptionOf(entry)),
+    tail: keywords.length > 0 ? ` Keywords: ${keywords.join(', ')}.` : '',
+  };
+}
+
+/** One full entry: `name(required): packed description Keywords: a, b.` */
+function fullLine(entry: EntryText, maxChars: number, warnings: string[]): string {
+  const packed = packSentences(entry.sentences, maxChars);
+  if (packed.clipped) warnings.push(`${entry.name}: first sentence exceeds ${maxChars} characters; clipped at a word boundary`);
+  return `${entry.head}${packed.text === '' ? '' : ` ${packed.text}`}${entry.tail}`;
+}
+
+function shortLine(entry: EntryText): string {
+  const first = entry.sentences[0];
+  return first === undefined ? entry.name : `${entry.name}: ${clipWords(first, SHORT_CHARS)}`;
 }
 
 interface Candidate {
@@ -85,14 +101,14 @@ interface Candidate {
 }
 
 /** The ladder, lazily: full at each description budget, then short, then names. */
-function* candidates(sorted: readonly CatalogEntry[]): Generator<Candidate> {
+function* candidates(sorted: readonly EntryText[]): Generator<Candidate> {
   for (const maxChars of FULL_DESCRIPTION_CHARS) {
     const warnings: string[] = [];
     const text = sorted.map((entry) => fullLine(entry, maxChars, warnings)).join('\n');
     yield { level: 'full', text, warnings };
   }
   yield { level: 'short', text: sorted.map(shortLine).join('\n'), warnings: [] };
-  yield { level: 'names', text: sorted.map((entry) => entry.qualifiedName).join('\n'), warnings: [] };
+  yield { level: 'names', text: sorted.map((entry) => entry.name).join('\n'), warnings: [] };
 }
 
 function fits(whole: string, options: ManifestOptions): boolean {
@@ -103,8 +119,13 @@ function fits(whole: string, options: ManifestOptions): boolean {
 
 function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions, prefix: string): Manifest {
   const sorted = [...entries].sort((x, y) => (x.qualifiedName < y.qualifiedName ? -1 : x.qualifiedName > y.qualifiedName ? 1 : 0));
-  for (const candidate of candidates(sorted)) {
-    if (fits(prefix + candidate.text, options)) return { ...candidate, tokens: countTokens(candidate.text) };
+  // Each line costs at least one token (o200k splits at newlines), so more entries than budget
+  // tokens can only be a count; and when the names alone do not fit, no richer rung can.
+  const texts = sorted.length <= options.tokenBudget ? sorted.map(entryText) : undefined;
+  if (texts !== undefined && fits(prefix + texts.map((entry) => entry.name).join('\n'), options)) {
+    for (const candidate of candidates(texts)) {
+      if (fits(prefix + candidate.text, options)) return { ...candidate, tokens: countTokens(candidate.text) };
+    }
   }
   const text = `${sorted.length} more tools are available; search for them.`;
   return { text, level: 'count', tokens: countTokens(text), warnings: [] };

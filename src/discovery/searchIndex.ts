@@ -74,11 +74,31 @@ const FIELDS: readonly SearchField[] = ['name', 'server', 'description', 'params
 /**
  * Builds the index over `entries` (the caller passes only deferred ones). `settings.boosts` are
  * merged over DEFAULT_BOOSTS (unknown keys ignored); `settings.bm25` over DEFAULT_BM25.
- * Tolerates any `inputSchema` shape. Cost: linear in catalogue text (≈ 10 ms per 1,000 tools).
+ * Tolerates any `inputSchema` shape. The BM25 index is built on the first `search` (≈ 0.1 s per
+ * 1,000 tools, bench/search.mjs), so a catalogue replaced before it is searched costs only the
+ * exact-name table (any search, even `search('', 1)`, builds it).
  */
 export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: RankingSettings): SearchIndex {
-  const names = entries.map((entry) => entry.qualifiedName);
+  const snapshot = [...entries];
+  const names = snapshot.map((entry) => entry.qualifiedName);
   const boosts = boostsFrom(settings);
+  const bm25 = bm25From(settings);
+  let mini: MiniSearch<IndexedDoc> | undefined;
+  // Built on first search: a catalogue replaced before anyone searches it costs nothing.
+  const index = (): MiniSearch<IndexedDoc> => (mini ??= createMiniSearch(snapshot, boosts, bm25));
+  const exact = exactNameTable(snapshot);
+  return {
+    size: snapshot.length,
+    search: (query, limit) => searchIndex(index(), names, exact, query, limit),
+    exactMatches: (query) => (exact.get(normaliseName(String(query))) ?? []).map((id) => names[id]!),
+  };
+}
+
+function createMiniSearch(
+  entries: readonly CatalogEntry[],
+  boosts: Record<SearchField, number>,
+  bm25: { k: number; b: number; d: number },
+): MiniSearch<IndexedDoc> {
   const mini = new MiniSearch<IndexedDoc>({
     fields: [...FIELDS],
     tokenize,
@@ -87,18 +107,13 @@ export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: Ra
       // minisearch reads a boost of 0 as 1, so a field boosted to 0 is left out of the search instead.
       fields: FIELDS.filter((field) => boosts[field] > 0),
       boost: boosts,
-      bm25: bm25From(settings),
+      bm25,
       prefix: (term) => term.length >= 5,
       weights: { prefix: 0.3, fuzzy: 0 },
     },
   });
   mini.addAll(entries.map(toDoc));
-  const exact = exactNameTable(entries);
-  return {
-    size: entries.length,
-    search: (query, limit) => searchIndex(mini, names, exact, query, limit),
-    exactMatches: (query) => (exact.get(normaliseName(String(query))) ?? []).map((id) => names[id]!),
-  };
+  return mini;
 }
 
 function searchIndex(

@@ -42,14 +42,19 @@ function chars(text: string): string[] {
   return [...text];
 }
 
+/** Length in code points; `.length` when there is no surrogate pair (the common, cheap case). */
+function codePoints(text: string): number {
+  return /[\uD800-\uDFFF]/.test(text) ? [...text].length : text.length;
+}
+
 /**
  * `text` clipped to at most `maxChars` code points, ending in `…` when clipped. The cut falls on
  * whitespace when there is any in range (never mid-word); a run without spaces (CJK, a long URL)
  * is cut at a character boundary.
  */
 export function clipWords(text: string, maxChars: number): string {
+  if (codePoints(text) <= maxChars) return text;
   const all = chars(text);
-  if (all.length <= maxChars) return text;
   if (maxChars < 2) return '…'.slice(0, Math.max(0, maxChars));
   const head = all.slice(0, maxChars - 1).join('');
   const space = head.search(/\s\S*$/);
@@ -64,21 +69,23 @@ export interface Packed {
 }
 
 /**
- * Whole sentences from the start of `description`, joined with a space (and a full stop after a
+ * Whole sentences from the start of `description` (text, or its `sentencesOf` already split), joined with a space (and a full stop after a
  * heading or list item that had none), while the result stays
  * within `maxChars` code points. A first sentence over the limit is clipped by `clipWords` and
  * flagged. Source: DESIGN §6.
  */
-export function packSentences(description: string, maxChars: number): Packed {
-  const sentences = sentencesOf(description);
+export function packSentences(description: string | readonly string[], maxChars: number): Packed {
+  const sentences = typeof description === 'string' ? sentencesOf(description) : description;
   const first = sentences[0];
   if (first === undefined) return { text: '', clipped: false };
-  if (chars(first).length > maxChars) return { text: clipWords(first, maxChars), clipped: true };
+  let length = codePoints(first);
+  if (length > maxChars) return { text: clipWords(first, maxChars), clipped: true };
   let text = first;
   for (const sentence of sentences.slice(1)) {
-    const next = `${text}${/[.!?:;。！？]$/u.test(text) ? ' ' : '. '}${sentence}`;
-    if (chars(next).length > maxChars) break;
-    text = next;
+    const joiner = /[.!?:;。！？]$/u.test(text) ? ' ' : '. ';
+    length += joiner.length + codePoints(sentence);
+    if (length > maxChars) break;
+    text = `${text}${joiner}${sentence}`;
   }
   return { text, clipped: false };
 }

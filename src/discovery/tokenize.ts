@@ -11,6 +11,8 @@ const CJK_CLASS = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{S
 /** Splits a chunk around CJK runs, keeping the runs (capturing group). */
 const CJK_SPLIT = new RegExp(`(${CJK_CLASS}+)`, 'u');
 const CJK_START = new RegExp(`^${CJK_CLASS}`, 'u');
+const ASCII = /^[\x00-\x7f]*$/;
+const LOWER_LETTERS = /^[a-z]+$/;
 /** Runs of letters, marks and digits; everything else separates (`_`, `-`, `.`, `/`, spaces, punctuation). */
 const WORD_RUN = /[\p{L}\p{M}\p{N}]+/gu;
 
@@ -54,8 +56,14 @@ export function splitCase(chunk: string): string[] {
  */
 export function splitWords(text: string): string[] {
   const words: string[] = [];
-  for (const match of text.normalize('NFKC').matchAll(WORD_RUN)) {
-    for (const piece of match[0].split(CJK_SPLIT)) {
+  const normalised = ASCII.test(text) ? text : text.normalize('NFKC');
+  for (const match of normalised.matchAll(WORD_RUN)) {
+    const chunk = match[0];
+    if (LOWER_LETTERS.test(chunk)) {
+      words.push(chunk); // fast path: most description words need no splitting
+      continue;
+    }
+    for (const piece of ASCII.test(chunk) ? [chunk] : chunk.split(CJK_SPLIT)) {
       if (piece.length === 0) continue;
       const parts = isCjk(piece) ? [piece] : splitCase(piece);
       if (parts.length > 1) words.push(piece.toLowerCase());
