@@ -28,15 +28,26 @@ export function clipDescription(text: string, maxBytes: number): string {
   if (textBytes(text) <= maxBytes) return text;
   const room = maxBytes - ELLIPSIS_BYTES;
   if (!(room >= 0)) return '';
+  let end = codePointCut(text, room);
+  // Step back to the start of the grapheme the cut would split; `containing` looks only near `end`.
+  const split = end < text.length ? graphemes.segment(text).containing(end) : undefined;
+  if (split !== undefined && split.index < end) end = split.index;
+  return text.slice(0, end).trimEnd() + ELLIPSIS;
+}
+
+/** UTF-16 index of the longest code-point prefix of `text` within `room` UTF-8 bytes. */
+function codePointCut(text: string, room: number): number {
   let used = 0;
-  let end = 0;
-  for (const { segment, index } of graphemes.segment(text)) {
-    const size = textBytes(segment);
+  let index = 0;
+  while (index < text.length) {
+    const point = text.codePointAt(index) as number;
+    // Lone surrogates count 3 bytes, as U+FFFD, matching Buffer.byteLength.
+    const size = point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
     if (used + size > room) break;
     used += size;
-    end = index + segment.length;
+    index += point > 0xffff ? 2 : 1;
   }
-  return text.slice(0, end).trimEnd() + ELLIPSIS;
+  return index;
 }
 
 /** Keywords whose subschemas describe a value one level down in the arguments (rung 5 depth). */
