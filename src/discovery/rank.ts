@@ -38,10 +38,10 @@ export interface RankResult {
 
 function bm25(index: SearchIndex, query: string, limit: number, fallback?: string): RankResult {
   const hits = index.search(query, limit);
-  const result: RankResult = { matched: hits.map((hit) => hit.name), ranker: 'bm25' };
   return {
-    ...result,
-    ...(hits[0] ? { topScore: hits[0].score } : {}),
+    matched: hits.map((hit) => hit.name),
+    ranker: 'bm25',
+    ...(hits[0] === undefined ? {} : { topScore: hits[0].score }),
     ...(fallback === undefined ? {} : { fallback }),
   };
 }

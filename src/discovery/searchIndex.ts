@@ -137,7 +137,8 @@ function searchIndex(
 }
 
 function toDoc(entry: CatalogEntry, id: number): IndexedDoc {
-  const description = typeof entry.tool.description === 'string' ? entry.tool.description : entry.projected.description;
+  const own = entry.tool.description;
+  const description = typeof own === 'string' && own.trim() !== '' ? own : entry.projected.description;
   return {
     id,
     name: entry.upstreamName,
