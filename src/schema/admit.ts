@@ -21,9 +21,11 @@ const MAX_LISTED_VALUES = 12;
 /**
  * ajv settings: `strict: false` accepts the unknown keywords real servers ship; `validateFormats: false`
  * ignores `format` (unknown formats must not fail compilation, and no format package is bundled);
- * `addUsedSchema: false` keeps tools that share an `$id` apart; `logger: false` keeps ajv off the console.
+ * `logger: false` keeps ajv off the console. Tools that share an `$id` stay apart because each schema is
+ * removed from the engine right after compilation (`addUsedSchema: false` would do it too, but then ajv
+ * cannot resolve `$ref: "#"`, the usual spelling of a recursive root).
  */
-const AJV_OPTIONS: Options = { strict: false, allErrors: true, validateFormats: false, addUsedSchema: false, logger: false };
+const AJV_OPTIONS: Options = { strict: false, allErrors: true, validateFormats: false, logger: false };
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 type Compiled = { readonly validate: ValidateFunction } | { readonly error: string };
@@ -82,19 +84,24 @@ export class Admission {
     const key: object = isObject(schema) ? schema : Object(schema);
     const cached = this.compiled.get(key);
     if (cached !== undefined) return cached;
-    let result: Compiled;
-    try {
-      if (!isObject(schema)) throw new Error('schema is not an object');
-      const engine = this.engine(schemaDialect(schema));
-      // The dialect is already chosen; a `$schema` ajv has no meta-schema for (draft-04) must not fail compilation.
-      const { $schema: _dialect, ...body } = withNumericBounds(schema);
-      result = { validate: engine.compile(body) };
-      engine.removeSchema(body);
-    } catch (error) {
-      result = { error: error instanceof Error ? error.message.split('\n')[0] ?? 'unknown error' : String(error) };
-    }
+    const result = isObject(schema) ? this.compileObject(schema) : { error: 'schema is not an object' };
     this.compiled.set(key, result);
     return result;
+  }
+
+  private compileObject(schema: JsonObject): Compiled {
+    const engine = this.engine(schemaDialect(schema));
+    // The dialect is already chosen; a `$schema` ajv has no meta-schema for (draft-04) must not fail compilation.
+    const { $schema: _dialect, ...body } = withNumericBounds(schema);
+    try {
+      return { validate: engine.compile(body) };
+    } catch (error) {
+      return { error: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error) };
+    } finally {
+      // The validator keeps working; left registered, the `$id` would clash with the next tool's and
+      // ajv's cache would grow with every catalogue.
+      engine.removeSchema(body);
+    }
   }
 
   private engine(dialect: Dialect): Ajv {

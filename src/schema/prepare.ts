@@ -49,17 +49,25 @@ export function prepareSchema(schema: JsonObject, options: PrepareOptions): Json
 function stripKeywords(root: JsonObject): void {
   const dialect = typeof root.$schema === 'string' ? root.$schema : '';
   const legacyTuples = dialect === '' || LEGACY_TUPLE_DIALECT.test(dialect);
+  const rootId = typeof root.$id === 'string' ? (root.$id.split('#')[0] ?? '') : '';
   delete root.$id;
   walkSchema(root, ({ node }) => {
     for (const key of STRIPPED_KEYWORDS) delete node[key];
-    if (legacyTuples && Array.isArray(node.items) && !('prefixItems' in node)) {
-      const { items, additionalItems } = node;
-      delete node.additionalItems;
-      node.prefixItems = items;
-      if (additionalItems === undefined) delete node.items;
-      else node.items = additionalItems;
+    // References that named the root by its `$id` now name it by `#`.
+    if (rootId !== '' && typeof node.$ref === 'string' && node.$ref.split('#')[0] === rootId) {
+      node.$ref = `#${node.$ref.slice(rootId.length + 1)}`;
     }
+    if (legacyTuples && Array.isArray(node.items) && !('prefixItems' in node)) rewriteTuple(node);
   });
+}
+
+/** draft-07 `items: [...]` + `additionalItems` → 2020-12 `prefixItems` + `items`, same meaning. */
+function rewriteTuple(node: JsonObject): void {
+  const { items, additionalItems } = node;
+  delete node.additionalItems;
+  node.prefixItems = items;
+  if (additionalItems === undefined) delete node.items;
+  else node.items = additionalItems;
 }
 
 /**

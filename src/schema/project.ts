@@ -21,7 +21,8 @@ export interface ProjectionOptions {
 /**
  * Projects `tool` for advertising and search results.
  * - `inputSchema` is `tool.inputSchema` itself (same object, so byte-identical JSON) when no
- *   preparation is asked for and it fits `maxSchemaBytes`; otherwise a new object.
+ *   preparation is asked for and it fits `maxSchemaBytes`; otherwise a new object. Either way it may be
+ *   shared with the canonical schema: treat it as read-only.
  * - `description` is the upstream's, or one synthesised from the name, clipped to `maxDescriptionBytes`.
  * - `rung` is the highest ladder rung applied (0 = none); byte counts are UTF-8 bytes of compact JSON.
  * - `withinBudget` is false only when even the top-level surface exceeds `maxSchemaBytes`; the schema is

@@ -162,6 +162,16 @@ describe('dialects (draft-07 and 2020-12)', () => {
     });
   });
 
+  it('follows a recursive reference to the root ($ref: "#")', () => {
+    const schema = { type: 'object', properties: { name: { type: 'string' }, next: { $ref: '#' } }, required: ['name'] };
+    const admission = new Admission();
+    expect(admission.check('list', schema, { name: 'a', next: { name: 'b' } })).toEqual({ ok: true, validated: true });
+    expect(admission.check('list', schema, { name: 'a', next: {} })).toMatchObject({
+      ok: false,
+      violations: [{ path: '/next', message: 'missing required property "name"' }],
+    });
+  });
+
   it('reads draft-04 boolean exclusive bounds (regression: pdf-reader-mcp::read_pdf)', () => {
     const admission = new Admission();
     const schema = fixture('draft04-bounds');

@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonObject } from '../../src/catalog/types.js';
 import { schemaDialect } from '../../src/schema/admit.js';
 
-const options = { strict: false, validateFormats: false, addUsedSchema: false, logger: false } as const;
+const options = { strict: false, validateFormats: false, logger: false } as const;
 const draft07 = new Ajv(options);
 const draft2020 = new Ajv2020(options);
 

@@ -89,6 +89,18 @@ describe('stripKeywords (§7)', () => {
     expect(props.examples).toEqual({ type: 'string', description: 'A property that happens to be named like a keyword.' });
   });
 
+  it('rewrites references that named the root by its $id once the $id is gone', () => {
+    const schema = {
+      $id: 'https://example.com/args.json',
+      type: 'object',
+      properties: { a: { $ref: 'https://example.com/args.json#/definitions/s' }, self: { $ref: 'https://example.com/args.json' } },
+      definitions: { s: { type: 'string' } },
+    };
+    const out = prepareSchema(schema, stripOnly);
+    expect(out.properties).toEqual({ a: { $ref: '#/definitions/s' }, self: { $ref: '#' } });
+    expect(compiles(out)).toBe(true);
+  });
+
   it('rewrites a draft-07 tuple as prefixItems once $schema no longer says draft-07', () => {
     const props = prepareSchema(fixture('draft07-definitions'), stripOnly).properties as Record<string, JsonObject>;
     expect(props.point).toEqual({ type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false });
