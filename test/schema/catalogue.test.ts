@@ -41,6 +41,9 @@ describe.skipIf(!present)(title, () => {
           expect(jsonBytes(projected.inputSchema), tool.name).toBeLessThanOrEqual(thirdParty.maxSchemaBytes);
         }
         expect(textBytes(projected.description), tool.name).toBeLessThanOrEqual(thirdParty.maxDescriptionBytes);
+        if (typeof tool.description === 'string' && tool.description.trim() !== '' && textBytes(tool.description) <= thirdParty.maxDescriptionBytes) {
+          expect(projected.description, tool.name).toBe(tool.description);
+        }
         expect(topLevelSurface(projected.inputSchema), tool.name).toEqual(topLevelSurface(tool.inputSchema));
         if (compiles(tool.inputSchema)) expect(compiles(projected.inputSchema), tool.name).toBe(true);
         else uncompilable.push(tool.name);
