@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { runEval } from './commands/eval.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/types.js';
-import { startToolshelf, StartupError } from './toolshelf.js';
+import { startToolshelf, StartupError, type Running } from './toolshelf.js';
 import { formatSummary } from './summary.js';
 import { nullTrace, openJsonlTrace } from './trace/jsonl.js';
 import { createLogger, type LogLevel, type Logger } from './trace/log.js';
@@ -87,7 +87,15 @@ async function serve(argv: string[]): Promise<number> {
 
 async function run(config: Config, listen: { host: string; port: number } | undefined, token: string | undefined, tracePath: string | undefined, logger: Logger): Promise<number> {
   const trace = tracePath ? openJsonlTrace(tracePath) : nullTrace;
-  let running;
+  // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
+  let running: Running | undefined;
+  let stopRequested = false;
+  const stop = (): void => {
+    if (stopRequested) return;
+    stopRequested = true;
+    void running?.shutdown();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
   try {
     running = await startToolshelf({ config, ...(listen ? { http: listen } : {}), ...(token ? { token } : {}), trace, logger, version: VERSION });
   } catch (error) {
@@ -97,10 +105,7 @@ async function run(config: Config, listen: { host: string; port: number } | unde
   }
   for (const line of formatSummary(running.summary)) logger.info(line);
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
-  const stop = (): void => void running.shutdown();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  process.once('SIGHUP', stop);
+  if (stopRequested) void running.shutdown();
   await running.closed;
   return 0;
 }

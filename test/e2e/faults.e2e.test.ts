@@ -1,0 +1,46 @@
+/**
+ * Upstreams that misbehave at start: one lists malformed tools, one dies. The gateway serves
+ * everything else. Source: issue #2 item 3 and tests.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, serverEntry, startStdio, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
+
+describe('an upstream with malformed tools and one that dies at start', () => {
+  let gw: Connected;
+  beforeAll(async () => {
+    const path = writeConfig({
+      mcpServers: {
+        odd: { command: 'node', args: [fixture('malformed.mjs')], exposure: 'direct' },
+        dead: { command: 'node', args: [fixture('dies.mjs')] },
+        missing: { command: 'definitely-not-a-command-toolshelf' },
+        memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-memory.jsonl' } },
+      },
+    });
+    gw = await startStdio(path);
+  });
+  afterAll(() => gw.close());
+
+  it('keeps the well-formed tool of a server that lists malformed ones, and warns naming each dropped tool', async () => {
+    const { tools } = await gw.client.listTools();
+    expect(tools.map((t) => t.name)).toContain('odd__good_tool');
+    expect(tools.map((t) => t.name).filter((n) => n.startsWith('odd__'))).toEqual(['odd__good_tool']);
+    const warnings = gw.stderr.join('\n');
+    expect(warnings).toMatch(/dropped tool bad_schema/);
+    expect(warnings).toMatch(/dropped tool no_schema/);
+    expect(warnings).toMatch(/dropped tool #2/);
+    const reversed = await gw.client.callTool({ name: 'odd__good_tool', arguments: { text: 'abc' } });
+    expect(textOf(reversed)).toBe('cba');
+  });
+
+  it('reports the dead and the missing upstream on stderr and still serves the others', async () => {
+    const log = gw.stderr.join('\n');
+    expect(log).toMatch(/upstream "dead" failed to start/);
+    expect(log).toMatch(/cannot open database/);
+    expect(log).toMatch(/upstream "missing" failed to start/);
+    expect(log).toMatch(/upstreams: 2\/4 connected/);
+    const search = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search');
+    expect(search?.description).toContain('memory__create_entities');
+    const result = await gw.client.callTool({ name: 'memory__read_graph', arguments: {} });
+    expect(result.isError).toBeFalsy();
+  });
+});

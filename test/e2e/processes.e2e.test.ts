@@ -1,0 +1,60 @@
+/**
+ * Clean exit: after the client disconnects, or on SIGTERM / SIGINT, no process the gateway started is
+ * alive, including servers behind `npx` and a shell. Source: issue #2 item 13, DESIGN §11.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { alive, descendants, repoRoot, serverEntry, startHttp, startStdio, waitFor, writeConfig } from '../helpers/gateway.js';
+
+function treeConfig(): string {
+  return writeConfig({
+    mcpServers: {
+      viaNpx: { command: 'npx', args: ['--no-install', 'mcp-server-memory'], cwd: repoRoot, env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-npx.jsonl' } },
+      viaShell: { command: 'sh', args: ['-c', `node ${serverEntry('sequential-thinking')}`] },
+      plain: { command: 'node', args: [serverEntry('everything'), 'stdio'] },
+    },
+  });
+}
+
+/** The node processes running MCP servers below `pid`. */
+function serverProcesses(pid: number): number[] {
+  return descendants(pid);
+}
+
+describe('no process is left behind', () => {
+  it('after a stdio client disconnects (npx, sh -c, node upstreams)', async () => {
+    const gw = await startStdio(treeConfig());
+    const { tools } = await gw.client.listTools();
+    expect(tools.find((t) => t.name === 'tool_search')?.description).toContain('viaNpx__read_graph');
+    const tree = serverProcesses(gw.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(4);
+    await gw.close();
+    expect(await waitFor(() => !alive(gw.pid), 8000)).toBe(true);
+    expect(await waitFor(() => tree.every((p) => !alive(p)), 8000)).toBe(true);
+  });
+
+  it('when stdin ends without a client close', async () => {
+    const child = spawn(process.execPath, [`${repoRoot}dist/cli.js`, '--config', treeConfig()], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stderr.resume();
+    child.stdout.resume();
+    expect(await waitFor(() => descendants(child.pid as number).length >= 4, 15_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    const tree = descendants(child.pid as number);
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(await waitFor(() => tree.every((p) => !alive(p)), 8000)).toBe(true);
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`on ${signal} in HTTP mode`, async () => {
+      const gw = await startHttp(treeConfig());
+      const tree = descendants(gw.child.pid as number);
+      expect(tree.length).toBeGreaterThanOrEqual(4);
+      const exited = new Promise<number | null>((r) => gw.child.once('exit', (code) => r(code)));
+      gw.child.kill(signal);
+      expect(await exited).toBe(0);
+      expect(await waitFor(() => tree.every((p) => !alive(p)), 8000)).toBe(true);
+    });
+  }
+});
