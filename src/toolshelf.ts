@@ -10,6 +10,8 @@ import { GatewaySession } from './gateway/session.js';
 import { serveStdio } from './gateway/stdio.js';
 import type { Admit } from './gateway/types.js';
 import { Admission } from './schema/admit.js';
+import { dropNullOptionals } from './schema/prepare.js';
+import { schemaOptionsFor } from './config/defaults.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { buildShelf, logManifestWarnings, type BuiltShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
@@ -47,15 +49,27 @@ export class StartupError extends Error {
 /** Debounce for rebuilding the shelf after upstream changes, in ms. */
 const REBUILD_DEBOUNCE_MS = 50;
 
-/** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
-export async function startToolshelf(options: StartOptions): Promise<Running> {
-  const { config, logger } = options;
-  const sessions = new Map<string, GatewaySession>();
+/** Upstreams connected and the shelf over their tools, kept current as upstreams change. */
+export interface OpenShelf {
+  readonly pool: UpstreamPool;
+  /** The current shelf; replaced whole on every rebuild. */
+  current(): BuiltShelf;
+  summary(): StartSummary;
+  /** Ends every upstream. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts every upstream in parallel and builds the shelf; rebuilds it (debounced) when an upstream's
+ * tools change and then calls `onRebuilt`. Throws {@link StartupError} on a name collision involving a
+ * `prefix: false` server (DESIGN §4), after ending the upstreams. Used by serve, inspect and search.
+ */
+export async function openShelf(config: Config, logger: Logger, version: string, onRebuilt: () => void = () => {}): Promise<OpenShelf> {
   let rebuildTimer: NodeJS.Timeout | undefined;
   const pool = new UpstreamPool(config.mcpServers, {
     baseDir: config.baseDir,
     logger,
-    version: options.version,
+    version,
     onToolsChanged: () => {
       clearTimeout(rebuildTimer);
       rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
@@ -68,8 +82,13 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   await pool.start();
   const warned = new Set<string>();
   let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker);
-  if (shelf.catalogue.collisions.length > 0) {
+  const close = async (): Promise<void> => {
+    clearTimeout(rebuildTimer);
     await pool.close();
+    process.removeListener('exit', exitKill);
+  };
+  if (shelf.catalogue.collisions.length > 0) {
+    await close();
     const lines = shelf.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
     throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
   }
@@ -78,14 +97,25 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     shelf = buildShelf(config, pool.toolsByServer(), hostRanker);
     logManifestWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) logger.warn(`name "${c.name}" is claimed by "${c.servers[0]}" and "${c.servers[1]}"; the second got a suffixed name`);
-    for (const session of sessions.values()) session.catalogueChanged();
+    onRebuilt();
   }
-  const admit = admitter(logger);
+  return { pool, current: () => shelf, summary: () => summarize(config, pool.summary(), shelf), close };
+}
+
+/** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
+export async function startToolshelf(options: StartOptions): Promise<Running> {
+  const { config, logger } = options;
+  const sessions = new Map<string, GatewaySession>();
+  const opened = await openShelf(config, logger, options.version, () => {
+    for (const session of sessions.values()) session.catalogueChanged();
+  });
+  const { pool } = opened;
+  const admit = admitter(config, logger);
   const makeSession = (id: string): GatewaySession => {
     const session = new GatewaySession({
       id,
       version: options.version,
-      shelf: () => shelf,
+      shelf: opened.current,
       caller: pool,
       admit,
       trace: options.trace,
@@ -112,12 +142,10 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
     shuttingDown ??= (async () => {
-      clearTimeout(rebuildTimer);
       await front?.close();
       await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
-      await pool.close();
+      await opened.close();
       await options.trace.close();
-      process.removeListener('exit', exitKill);
       resolveClosed();
     })();
     return shuttingDown;
@@ -134,15 +162,20 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   } else {
     await serveStdio(makeSession('stdio'), () => void shutdown());
   }
-  return { ...(front ? { url: front.url } : {}), summary: summarize(config, pool.summary(), shelf), shutdown, closed };
+  return { ...(front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
 }
 
-/** Admission with one warning per tool whose canonical schema ajv cannot compile (DESIGN §7). */
-function admitter(logger: Logger): Admit {
+/**
+ * Admission against the canonical schema with one warning per tool whose schema ajv cannot compile
+ * (DESIGN §7). Under `prepare.strict`, nulls the model sent for optional properties (advertised as
+ * required-and-nullable) are removed first, so the canonical schema and the upstream never see them.
+ */
+function admitter(config: Config, logger: Logger): Admit {
   const admission = new Admission();
-  return (name, schema, args) => {
-    const verdict = admission.check(name, schema, args);
+  return (entry, args) => {
+    const forwarded = schemaOptionsFor(config, entry.server).prepare.strict ? dropNullOptionals(entry.tool.inputSchema, args) : args;
+    const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, forwarded);
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
-    return verdict.ok ? { ok: true } : { ok: false, text: verdict.text };
+    return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
   };
 }

@@ -96,14 +96,14 @@ async function callByName(
   }
   const origin: CallOrigin = via ?? (entry.exposure === 'direct' ? 'direct' : ctx.isPromoted(name) ? 'promoted' : 'catalog');
   const promote = entry.exposure === 'deferred' ? [entry.qualifiedName] : [];
-  const verdict = ctx.admit(entry.qualifiedName, entry.tool.inputSchema, args);
+  const verdict = ctx.admit(entry, args);
   if (!verdict.ok) {
     traceCall(ctx, { name, entry, origin, started, isError: true, failure: 'invalid_arguments', args });
     return { result: errorResult(verdict.text), promote };
   }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
-  const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, args, {
+  const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
     signal: extra.signal,
     ...(Object.keys(meta).length > 0 ? { meta } : {}),
     ...(progressToken !== undefined

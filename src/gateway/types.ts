@@ -4,6 +4,7 @@
  * `upstream/` at run time: the pool satisfies {@link UpstreamCaller} structurally.
  */
 import type { Catalogue } from '../catalog/build.js';
+import type { CatalogEntry } from '../catalog/types.js';
 import type { CallOptions, CallOutcome } from '../upstream/types.js';
 
 /** Calls one tool on one upstream by its upstream name. Never rejects. */
@@ -29,10 +30,13 @@ export interface Shelf {
   searchDescription(maxChars: number | undefined): string;
 }
 
-/** An admission verdict for one call's arguments against the canonical schema (DESIGN §7). */
+/**
+ * An admission verdict for one call (DESIGN §7): the arguments to forward (normalised, e.g. strict
+ * mode's declined optionals removed), or a model-readable list of violations.
+ */
 export type AdmissionVerdict =
-  | { readonly ok: true; readonly warning?: string }
+  | { readonly ok: true; readonly args: Record<string, unknown> }
   | { readonly ok: false; readonly text: string };
 
-/** Validates arguments for a tool against its canonical inputSchema. */
-export type Admit = (qualifiedName: string, schema: Record<string, unknown>, args: Record<string, unknown>) => AdmissionVerdict;
+/** Validates a call's arguments against the entry's canonical inputSchema. Never throws. */
+export type Admit = (entry: CatalogEntry, args: Record<string, unknown>) => AdmissionVerdict;

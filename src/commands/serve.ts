@@ -1,0 +1,94 @@
+/**
+ * `toolshelf [serve]`: the gateway over stdio (default) or Streamable HTTP. Parses flags, loads the
+ * config, starts, prints the summary on stderr, and waits for the client to go or a signal.
+ * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
+ */
+import { parseArgs } from 'node:util';
+import type { Config } from '../config/types.js';
+import { formatSummary } from '../summary.js';
+import { startToolshelf, StartupError, type Running } from '../toolshelf.js';
+import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
+import { createLogger, type LogLevel, type Logger } from '../trace/log.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
+
+export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL]
+
+Serves every MCP server in the config as one: a few direct tools plus tool_search.
+  --config FILE      servers.config.json (default: ./servers.config.json)
+  --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
+  --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP (or set TOOLSHELF_TOKEN)
+  --trace FILE       append trace events as JSON lines
+  --log-level LEVEL  debug | info | warn | error (default info; upstream stderr shows at debug)
+  --version, --help`;
+
+/** Parses `--http` as `PORT`, `HOST:PORT` or `[V6]:PORT`; undefined when malformed. */
+export function parseListen(text: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[([^\]]+)\]:|([^:]+):)?(\d{1,5})$/.exec(text.trim());
+  if (!match) return undefined;
+  const port = Number(match[3]);
+  if (port > 65535) return undefined;
+  return { host: match[1] ?? match[2] ?? '127.0.0.1', port };
+}
+
+function parseServeArgs(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string', short: 'c', default: DEFAULT_CONFIG },
+      http: { type: 'string' },
+      token: { type: 'string' },
+      trace: { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}
+
+/** Runs the gateway until the client goes or a signal arrives; returns the exit code. */
+export async function runServe(argv: string[]): Promise<number> {
+  const err = (text: string): void => void process.stderr.write(text);
+  let values: ReturnType<typeof parseServeArgs>;
+  try {
+    values = parseServeArgs(argv);
+  } catch (error) {
+    err(`toolshelf: ${(error as Error).message}\n${SERVE_USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  if (values.help) return err(`${SERVE_USAGE}\n`), EXIT_OK;
+  if (values.version) return err(`${VERSION}\n`), EXIT_OK;
+  const level = values['log-level'] as LogLevel;
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) return err(`toolshelf: --log-level must be debug, info, warn or error\n`), EXIT_USAGE;
+  const listen = values.http === undefined ? undefined : parseListen(values.http);
+  if (values.http !== undefined && !listen) return err(`toolshelf: --http takes [HOST:]PORT, got "${values.http}"\n`), EXIT_USAGE;
+  const config = loadOrReport(values.config, err);
+  if (!config) return EXIT_USAGE;
+  return serve(config, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, createLogger(level));
+}
+
+async function serve(config: Config, listen: { host: string; port: number } | undefined, token: string | undefined, tracePath: string | undefined, logger: Logger): Promise<number> {
+  const trace = tracePath ? openJsonlTrace(tracePath) : nullTrace;
+  // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
+  let running: Running | undefined;
+  let stopRequested = false;
+  const stop = (): void => {
+    if (stopRequested) return;
+    stopRequested = true;
+    void running?.shutdown();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+  try {
+    running = await startToolshelf({ config, ...(listen ? { http: listen } : {}), ...(token ? { token } : {}), trace, logger, version: VERSION });
+  } catch (error) {
+    logger.error(error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error)));
+    await trace.close();
+    return EXIT_FAILURE;
+  }
+  for (const line of formatSummary(running.summary)) logger.info(line);
+  if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+  if (stopRequested) void running.shutdown();
+  await running.closed;
+  return EXIT_OK;
+}
