@@ -1,0 +1,226 @@
+/**
+ * `toolshelf inspect [--config FILE] [--json]`: connects the upstreams as `serve` would, prints what
+ * each server costs on the wire (tools by exposure, canonical vs projected schema bytes, the highest
+ * compaction rung, estimated tokens), the first tools/list all-direct vs as configured, the tools whose
+ * surface cannot fit the budget, and the manifest as a client will see it; then ends every upstream.
+ * Owns argument parsing, the report and printing; sizes come from `summary.ts` and the catalogue.
+ * Source: issue #3 item 5, DESIGN §7 (compaction), §6 (manifest), §13 (first tools/list).
+ */
+import { parseArgs } from 'node:util';
+import type { CatalogEntry } from '../catalog/types.js';
+import type { Config } from '../config/types.js';
+import { estimateTokens, textBytes } from '../schema/measure.js';
+import type { StartSummary } from '../summary.js';
+import { openShelf, StartupError, type OpenShelf } from '../toolshelf.js';
+import { createLogger } from '../trace/log.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
+
+const USAGE = `Usage: toolshelf inspect [--config FILE] [--json]
+
+Connects every MCP server in the config, prints what each costs on the wire, then exits.
+  --config FILE  servers.config.json (default: ./servers.config.json)
+  --json         one JSON object instead of tables`;
+
+/** One advertised or searchable tool. Bytes are UTF-8 bytes of compact JSON of its inputSchema. */
+export interface InspectedTool {
+  readonly name: string;
+  readonly exposure: 'direct' | 'deferred';
+  readonly canonicalBytes: number;
+  readonly projectedBytes: number;
+  /** Highest compaction rung applied (0 = none; DESIGN §7 ladder). */
+  readonly rung: number;
+  /** Estimated tokens of the projected schema (`estimateTokens`). */
+  readonly tokens: number;
+  /** The upstream description was clipped to the description budget. */
+  readonly descriptionClipped: boolean;
+  /** False when even the top-level surface exceeds the schema budget. */
+  readonly withinBudget: boolean;
+}
+
+/** One upstream: its connection state, counts by exposure (hidden included) and its tools. */
+export interface InspectedServer {
+  readonly key: string;
+  readonly status: string;
+  readonly error?: string;
+  readonly direct: number;
+  readonly deferred: number;
+  readonly hidden: number;
+  readonly canonicalBytes: number;
+  readonly projectedBytes: number;
+  readonly maxRung: number;
+  readonly tokens: number;
+  readonly tools: readonly InspectedTool[];
+}
+
+/** What `inspect --json` prints. Bytes: UTF-8 bytes of compact JSON; tokens: `estimateTokens`. */
+export interface InspectReport {
+  readonly version: string;
+  readonly servers: readonly InspectedServer[];
+  readonly totals: {
+    readonly direct: number;
+    readonly deferred: number;
+    readonly hidden: number;
+    /** First tools/list with every tool direct and canonical, and as configured (bridge tools included). */
+    readonly allDirect: { readonly bytes: number; readonly tokens: number };
+    readonly configured: { readonly bytes: number; readonly tokens: number };
+    /** `1 - configured/allDirect`, in percent, one decimal. */
+    readonly savedPercent: number;
+  };
+  /** Tools whose top-level surface alone exceeds the schema budget (DESIGN §7); advertised as that surface. */
+  readonly overBudget: readonly { readonly name: string; readonly server: string; readonly canonicalBytes: number; readonly projectedBytes: number }[];
+  /** tool_search's description as a client without a length limit sees it; null when there is no tool_search. */
+  readonly manifest: { readonly text: string; readonly bytes: number; readonly tokens: number } | null;
+}
+
+/** Runs `inspect`; returns the exit code (0 ok, 1 start-up refused, 2 bad flags or config). */
+export async function runInspect(argv: string[]): Promise<number> {
+  const err = (text: string): void => void process.stderr.write(text);
+  let values: { config: string; json: boolean; help?: boolean };
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { config: { type: 'string', short: 'c', default: DEFAULT_CONFIG }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    return err(`toolshelf: ${(error as Error).message}\n${USAGE}\n`), EXIT_USAGE;
+  }
+  if (values.help) return err(`${USAGE}\n`), EXIT_OK;
+  const config = loadOrReport(values.config, err);
+  if (!config) return EXIT_USAGE;
+  let opened: OpenShelf;
+  try {
+    // warn: upstream chatter (logged at debug) and start-up info stay out of the report.
+    opened = await openShelf(config, createLogger('warn'), VERSION);
+  } catch (error) {
+    err(`toolshelf: ${error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error))}\n`);
+    return EXIT_FAILURE;
+  }
+  try {
+    const report = inspectReport(config, opened);
+    await print(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  } finally {
+    await opened.close();
+  }
+  return EXIT_OK;
+}
+
+/** Builds the report from an open shelf. Pure apart from reading the shelf's current snapshot. */
+export function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summary'>): InspectReport {
+  const shelf = opened.current();
+  const summary: StartSummary = opened.summary();
+  const { catalogue } = shelf;
+  const servers = summary.upstreams.map((upstream): InspectedServer => {
+    const tools = catalogue.entries.filter((e) => e.server === upstream.key).map(inspectTool);
+    const counts = catalogue.counts.get(upstream.key) ?? { direct: 0, deferred: 0, hidden: 0 };
+    const canonicalBytes = sum(tools, (t) => t.canonicalBytes);
+    const projectedBytes = sum(tools, (t) => t.projectedBytes);
+    return {
+      key: upstream.key,
+      status: upstream.status,
+      ...(upstream.error !== undefined ? { error: upstream.error } : {}),
+      ...counts,
+      canonicalBytes,
+      projectedBytes,
+      maxRung: Math.max(0, ...tools.map((t) => t.rung)),
+      tokens: estimateTokens(projectedBytes),
+      tools,
+    };
+  });
+  const hasSearch = config.discovery.enabled && catalogue.deferred.length > 0;
+  const manifestText = hasSearch ? shelf.searchDescription(undefined) : undefined;
+  const manifestBytes = manifestText === undefined ? 0 : textBytes(manifestText);
+  return {
+    version: VERSION,
+    servers,
+    totals: {
+      direct: summary.direct,
+      deferred: summary.deferred,
+      hidden: summary.hidden,
+      allDirect: { bytes: summary.allDirectBytes, tokens: summary.allDirectTokens },
+      configured: { bytes: summary.firstListBytes, tokens: summary.firstListTokens },
+      savedPercent: summary.allDirectBytes > 0 ? Math.round((1 - summary.firstListBytes / summary.allDirectBytes) * 1000) / 10 : 0,
+    },
+    overBudget: catalogue.entries
+      .filter((e) => !e.projected.withinBudget)
+      .map((e) => ({ name: e.qualifiedName, server: e.server, canonicalBytes: e.projected.canonicalBytes, projectedBytes: e.projected.projectedBytes })),
+    manifest: manifestText === undefined ? null : { text: manifestText, bytes: manifestBytes, tokens: estimateTokens(manifestBytes) },
+  };
+}
+
+function inspectTool(entry: CatalogEntry): InspectedTool {
+  const { projected, tool } = entry;
+  const upstreamDescription = typeof tool.description === 'string' ? tool.description : '';
+  return {
+    name: entry.qualifiedName,
+    exposure: entry.exposure === 'direct' ? 'direct' : 'deferred',
+    canonicalBytes: projected.canonicalBytes,
+    projectedBytes: projected.projectedBytes,
+    rung: projected.rung,
+    tokens: estimateTokens(projected.projectedBytes),
+    descriptionClipped: upstreamDescription.trim() !== '' && projected.description !== upstreamDescription,
+    withinBudget: projected.withinBudget,
+  };
+}
+
+/** The report as markdown-style tables: one per server, then totals, over-budget tools and the manifest. */
+export function formatReport(report: InspectReport): string {
+  const lines: string[] = [];
+  for (const server of report.servers) lines.push(...serverTable(server), '');
+  const { totals } = report;
+  lines.push(
+    `## Totals`,
+    '',
+    `tools: ${totals.direct} direct, ${totals.deferred} deferred, ${totals.hidden} hidden`,
+    '',
+    '| first tools/list | bytes | ~tokens |',
+    '|---|---:|---:|',
+    `| all direct (canonical schemas) | ${n(totals.allDirect.bytes)} | ${n(totals.allDirect.tokens)} |`,
+    `| as configured | ${n(totals.configured.bytes)} | ${n(totals.configured.tokens)} |`,
+    '',
+    `${totals.savedPercent}% smaller as configured.`,
+    '',
+  );
+  lines.push(...overBudgetLines(report), '');
+  if (report.manifest === null) lines.push('## Manifest', '', 'none: nothing is deferred or discovery is disabled, so there is no tool_search.');
+  else lines.push(`## Manifest (tool_search description: ${n(report.manifest.bytes)} bytes, ~${n(report.manifest.tokens)} tokens)`, '', report.manifest.text);
+  return `${lines.join('\n')}\n`;
+}
+
+function serverTable(server: InspectedServer): string[] {
+  const state = server.status === 'ready' ? '' : ` (${server.status}${server.error ? `: ${server.error}` : ''})`;
+  const head = [
+    `## ${server.key}${state}`,
+    '',
+    `${server.direct} direct, ${server.deferred} deferred, ${server.hidden} hidden; schemas ${n(server.canonicalBytes)} → ${n(server.projectedBytes)} bytes (~${n(server.tokens)} tokens), highest rung ${server.maxRung}`,
+  ];
+  if (server.tools.length === 0) return head;
+  const rows = server.tools.map(
+    (t) =>
+      `| ${t.name} | ${t.exposure} | ${n(t.canonicalBytes)} | ${n(t.projectedBytes)}${t.withinBudget ? '' : ' (over budget)'} | ${t.rung} | ${n(t.tokens)} | ${t.descriptionClipped ? 'clipped' : ''} |`,
+  );
+  return [...head, '', '| tool | exposure | canonical B | projected B | rung | ~tokens | description |', '|---|---|---:|---:|---:|---:|---|', ...rows];
+}
+
+function overBudgetLines(report: InspectReport): string[] {
+  if (report.overBudget.length === 0) return ['Every schema fits the budget (or compaction is off).'];
+  return [
+    `## Over budget: ${report.overBudget.length} tool(s) whose top-level surface alone exceeds the schema budget; advertised as that surface, validated against the canonical schema`,
+    '',
+    ...report.overBudget.map((o) => `- ${o.name}: ${n(o.canonicalBytes)} → ${n(o.projectedBytes)} bytes`),
+  ];
+}
+
+function sum<T>(items: readonly T[], of: (item: T) => number): number {
+  return items.reduce((total, item) => total + of(item), 0);
+}
+
+function n(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** Writes to stdout and waits until the text is handed to the OS, so `process.exit` cannot cut it. */
+function print(text: string): Promise<void> {
+  return new Promise((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+}
