@@ -31,7 +31,7 @@ export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { 
     case 'ok':
       return checkedResult(outcome.result, who);
     case 'timeout':
-      return { result: errorResult(`${who} did not answer within ${Math.round(outcome.ms / 1000)} s; the call was cancelled.`), failure: 'timeout' };
+      return { result: errorResult(`${who} did not answer within ${formatMs(outcome.ms)}; the call was cancelled.`), failure: 'timeout' };
     case 'unavailable': {
       const retry = outcome.retryInMs !== undefined ? ` It will be retried in about ${Math.ceil(outcome.retryInMs / 1000)} s.` : '';
       return { result: errorResult(`${who} is unavailable: ${outcome.reason}.${retry}`), failure: 'unavailable' };
@@ -41,6 +41,11 @@ export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { 
     case 'upstream_error':
       return { result: errorResult(`${who} failed: ${outcome.message}`), failure: 'upstream_error' };
   }
+}
+
+/** `850 ms`, `12 s`. */
+function formatMs(ms: number): string {
+  return ms < 10_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /**

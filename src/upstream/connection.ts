@@ -236,7 +236,8 @@ export class UpstreamConnection {
 function classify(error: unknown, timeoutMs: number, signal: AbortSignal | undefined): CallOutcome {
   if (signal?.aborted) return { kind: 'cancelled' };
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: 'timeout', ms: timeoutMs };
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+  // -32000 is also what many servers send as a generic error: only the SDK's own local close counts.
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && /connection closed/i.test(error.message))
     return { kind: 'unavailable', reason: 'the connection closed during the call' };
   if (error instanceof McpError) return { kind: 'upstream_error', code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
   return { kind: 'upstream_error', message: error instanceof Error ? error.message : String(error) };
