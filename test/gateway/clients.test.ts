@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { bridgeEnabled, descriptionLimit } from '../../src/gateway/clients.js';
+
+describe('call_tool bridge decision (DESIGN §5)', () => {
+  it('auto: on for clients known to ignore list_changed and for unknown ones, off for those that honour it', () => {
+    expect(bridgeEnabled('auto', 'claude-ai')).toBe(true);
+    expect(bridgeEnabled('auto', 'cursor-vscode')).toBe(true);
+    expect(bridgeEnabled('auto', 'some-new-client')).toBe(true);
+    expect(bridgeEnabled('auto', undefined)).toBe(true);
+    expect(bridgeEnabled('auto', 'claude-code')).toBe(false);
+    expect(bridgeEnabled('always', 'claude-code')).toBe(true);
+    expect(bridgeEnabled('never', 'claude-ai')).toBe(false);
+  });
+
+  it('knows Claude Code cuts descriptions at 2,048 characters (§6)', () => {
+    expect(descriptionLimit('claude-code')).toBe(2048);
+    expect(descriptionLimit('claude-ai')).toBeUndefined();
+  });
+});
