@@ -4,6 +4,7 @@
  * Subcommands: serve (default), eval. Each lives in `commands/`.
  */
 import { runEval } from './commands/eval.js';
+import { runSearch } from './commands/search.js';
 import { runInspect } from './commands/inspect.js';
 import { runServe } from './commands/serve.js';
 
@@ -15,6 +16,7 @@ const stdoutLine = (line: string): void => void process.stdout.write(`${line}\n`
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: runServe,
   eval: (argv) => runEval(argv, stdoutLine),
+  search: runSearch,
   inspect: runInspect,
 };
 

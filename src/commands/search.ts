@@ -1,0 +1,141 @@
+/**
+ * `toolshelf search "QUERY" [--limit N] [--config FILE] [--json]`: what the model would get from
+ * tool_search, from the user's own config. Connects the upstreams (openShelf), runs the shelf's own
+ * search with tool_search's limit default and clamp, prints the matches or the "no match" note, and
+ * ends every upstream. Owns flag parsing and printing only: ranking is the shelf's, the answer's
+ * shape is the gateway's (`searchResult`), so `--json` prints exactly tool_search's structuredContent.
+ * Source: issue 4 item 5; DESIGN §5 (tool_search input, limit clamp, answer), §8, §11 (logs on stderr).
+ */
+import { parseArgs } from 'node:util';
+import type { CatalogEntry } from '../catalog/types.js';
+import type { Config } from '../config/types.js';
+import { requiredSignature } from '../discovery/signature.js';
+import { parseSearchArgs } from '../gateway/bridgeTools.js';
+import { searchResult } from '../gateway/results.js';
+import type { SearchOutcome } from '../gateway/types.js';
+import type { BuiltShelf } from '../shelf.js';
+import { openShelf, StartupError, type OpenShelf } from '../toolshelf.js';
+import { createLogger } from '../trace/log.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
+
+export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json]
+
+Runs tool_search as the model would, over the upstreams in the config, and prints what it returns.
+  --limit N      how many tools (default and clamp from discovery.defaultLimit / maxLimit: 5, 1..20)
+  --config FILE  servers.config.json (default: ./servers.config.json)
+  --json         print exactly tool_search's structuredContent: {"tools":[{name, description, parameters}]}
+Exit codes: 0 search done (with or without matches), 1 start-up refused, 2 bad usage or config.`;
+
+/** Signals that end a search early; exit code 128 + signal number, as a shell reports it. */
+const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+interface SearchArgs {
+  readonly query: string;
+  readonly limit?: number;
+  readonly config: string;
+  readonly json: boolean;
+  readonly help: boolean;
+}
+
+function parseSearchFlags(argv: string[]): SearchArgs | string {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        limit: { type: 'string', short: 'n' },
+        config: { type: 'string', short: 'c', default: DEFAULT_CONFIG },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const { values, positionals } = parsed;
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && (values.limit?.trim() === '' || !Number.isInteger(limit))) return `--limit takes an integer, got "${values.limit}"`;
+  const query = positionals.join(' ').trim();
+  if (query === '' && !values.help) return 'a query is required, e.g. toolshelf search "read a file"';
+  return { query, config: values.config, json: values.json, help: values.help, ...(limit === undefined ? {} : { limit }) };
+}
+
+/** One match as text: `name(required: type)` then the description as the model reads it, indented. */
+function formatMatch(entry: CatalogEntry, rank: number): string[] {
+  const signature = requiredSignature(entry.tool.inputSchema);
+  const lines = entry.projected.description.split(/\r?\n/).map((line) => `   ${line}`.trimEnd());
+  return [`${rank}. ${entry.qualifiedName}(${signature})`, ...lines];
+}
+
+/** Human-readable answer: a header naming the ranker (and any fallback), then the matches or tool_search's note. */
+function formatText(query: string, entries: readonly CatalogEntry[], outcome: SearchOutcome): string[] {
+  const how = `${outcome.ranker === 'host' ? 'host ranker' : 'BM25'}${outcome.fallback === undefined ? '' : `, host ranker not used: ${outcome.fallback}`}`;
+  if (entries.length === 0) {
+    const result = searchResult([], query);
+    const note = result.content[0]?.type === 'text' ? result.content[0].text : '';
+    return [`0 matches (${how})`, note];
+  }
+  const header = `${entries.length} match${entries.length === 1 ? '' : 'es'} for "${query}" (${how})`;
+  return [header, ...entries.flatMap((entry, i) => ['', ...formatMatch(entry, i + 1)])];
+}
+
+/** Notes on stderr where the model's view differs from a plain search: no tool_search, or a clamped limit. */
+function warnings(config: Config, shelf: BuiltShelf, asked: number | undefined, limit: number): string[] {
+  const notes: string[] = [];
+  if (!config.discovery.enabled) notes.push('discovery.enabled is false: clients get no tool_search (deferred tools stay callable by name)');
+  else if (shelf.catalogue.deferred.length === 0) notes.push('no tool is deferred: clients get no tool_search');
+  if (asked !== undefined && asked !== limit) notes.push(`--limit ${asked} clamped to ${limit} (tool_search allows 1..${config.discovery.maxLimit})`);
+  return notes;
+}
+
+/** Opens the shelf, searches once, prints, closes. Upstreams are ended on every path. */
+async function searchOnce(config: Config, args: SearchArgs, request: { query: string; limit: number }, out: (line: string) => void): Promise<number> {
+  const logger = createLogger('warn');
+  let opened: OpenShelf;
+  try {
+    opened = await openShelf(config, logger, VERSION);
+  } catch (error) {
+    logger.error(error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error)));
+    return EXIT_FAILURE;
+  }
+  try {
+    const shelf = opened.current();
+    for (const note of warnings(config, shelf, args.limit, request.limit)) logger.warn(note);
+    const outcome = await shelf.search(request.query, request.limit);
+    // Exactly what dispatch does: catalogue names only, deferred only (DESIGN §5).
+    const entries = outcome.matched.map((name) => shelf.catalogue.get(name)).filter((e): e is CatalogEntry => e?.exposure === 'deferred');
+    if (args.json) out(JSON.stringify(searchResult(entries, request.query).structuredContent));
+    else for (const line of formatText(request.query, entries, outcome)) out(line);
+    return EXIT_OK;
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * The `search` command. Prints through stdout (matches, or JSON with `--json`); logs go to stderr at
+ * warn level. Returns the exit code: 0 when the search ran (matches or not), 1 when start-up was
+ * refused (e.g. a `prefix: false` name collision), 2 on bad usage or a bad config. A signal during
+ * start-up exits at once with 128 + its number; openShelf's exit hook SIGKILLs the upstream groups.
+ */
+export async function runSearch(argv: string[]): Promise<number> {
+  const out = (line: string): void => void process.stdout.write(`${line}\n`);
+  const err = (text: string): void => void process.stderr.write(text);
+  const args = parseSearchFlags(argv);
+  if (typeof args === 'string') return err(`toolshelf: ${args}\n${SEARCH_USAGE}\n`), EXIT_USAGE;
+  if (args.help) return out(SEARCH_USAGE), EXIT_OK;
+  const config = loadOrReport(args.config, err);
+  if (!config) return EXIT_USAGE;
+  // The gateway's own argument check: same default, same clamp (DESIGN §5).
+  const parsed = parseSearchArgs({ query: args.query, ...(args.limit === undefined ? {} : { limit: args.limit }) }, config.discovery.defaultLimit, config.discovery.maxLimit);
+  if ('error' in parsed) return err(`toolshelf: ${parsed.error}\n`), EXIT_USAGE;
+  const onSignal = (signal: NodeJS.Signals): void => process.exit(SIGNAL_EXIT[signal] ?? EXIT_FAILURE);
+  for (const signal of Object.keys(SIGNAL_EXIT)) process.once(signal, onSignal);
+  try {
+    return await searchOnce(config, args, parsed, out);
+  } finally {
+    for (const signal of Object.keys(SIGNAL_EXIT)) process.removeListener(signal, onSignal);
+  }
+}
