@@ -32,6 +32,8 @@ export interface ConnectionOptions {
   readonly version: string;
   /** Called after the tool list changed (re-list after list_changed or after a restart). */
   readonly onToolsChanged: (key: string) => void;
+  /** Every other notification from the upstream (resources, prompts, logging), for pass-through. */
+  readonly onNotification?: (key: string, notification: { method: string; params?: Record<string, unknown> }) => void;
   readonly startTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
   readonly random?: () => number;
@@ -103,6 +105,36 @@ export class UpstreamConnection {
     client.onclose = () => this.onClosed(client);
     client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRelist());
+    client.fallbackNotificationHandler = async (notification) =>
+      this.options.onNotification?.(this.key, notification as { method: string; params?: Record<string, unknown> });
+  }
+
+  /** What the upstream declared at initialize; undefined while it is not connected. */
+  get capabilities(): Record<string, unknown> | undefined {
+    return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
+  }
+
+  /**
+   * Sends any request upstream (resources, prompts, completion, logging) with the per-call timeout;
+   * the result is kept verbatim. Never rejects: failures come back with a JSON-RPC code.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } }> {
+    const client = this.client;
+    if (!client || this.status !== 'ready') return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
+    try {
+      const result = await client.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, {
+        timeout: this.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      return { ok: true, result: result as Record<string, unknown> };
+    } catch (error) {
+      const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
+      return { ok: false, error: { code, message: error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error) } };
+    }
   }
 
   private onStderr(line: string): void {

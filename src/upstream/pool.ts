@@ -51,6 +51,23 @@ export class UpstreamPool {
     return connection.callTool(tool, args, options);
   }
 
+  /** Capabilities of every ready upstream, in config order (for resources/prompts pass-through). */
+  capabilities(): [string, Record<string, unknown>][] {
+    return [...this.connections.values()].flatMap((c) => (c.capabilities ? [[c.key, c.capabilities] as [string, Record<string, unknown>]] : []));
+  }
+
+  /** Sends a request to upstream `server`; an unknown key is an error value, never a throw. */
+  request(
+    server: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: { signal?: AbortSignal },
+  ): ReturnType<UpstreamConnection['request']> {
+    const connection = this.connections.get(server);
+    if (!connection) return Promise.resolve({ ok: false, error: { code: -32602, message: `no upstream named "${server}"` } });
+    return connection.request(method, params, options);
+  }
+
   /** Synchronously SIGKILLs every stdio upstream's process group (for `process.on('exit')`). */
   killNow(): void {
     for (const c of this.connections.values()) c.killNow();
