@@ -18,6 +18,8 @@ import { summarize, type StartSummary } from './summary.js';
 import type { TraceSink } from './trace/events.js';
 import type { Logger } from './trace/log.js';
 import { UpstreamPool } from './upstream/pool.js';
+import type { ConnectionOptions } from './upstream/connection.js';
+import type { SharedRoutes } from './gateway/passthrough.js';
 
 /** Start options. Times in ms. */
 export interface StartOptions {
@@ -64,7 +66,13 @@ export interface OpenShelf {
  * tools change and then calls `onRebuilt`. Throws {@link StartupError} on a name collision involving a
  * `prefix: false` server (DESIGN §4), after ending the upstreams. Used by serve, inspect and search.
  */
-export async function openShelf(config: Config, logger: Logger, version: string, onRebuilt: () => void = () => {}): Promise<OpenShelf> {
+export async function openShelf(
+  config: Config,
+  logger: Logger,
+  version: string,
+  onRebuilt: () => void = () => {},
+  onNotification?: ConnectionOptions['onNotification'],
+): Promise<OpenShelf> {
   let rebuildTimer: NodeJS.Timeout | undefined;
   const pool = new UpstreamPool(config.mcpServers, {
     baseDir: config.baseDir,
@@ -74,6 +82,7 @@ export async function openShelf(config: Config, logger: Logger, version: string,
       clearTimeout(rebuildTimer);
       rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
     },
+    ...(onNotification ? { onNotification } : {}),
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
@@ -106,9 +115,18 @@ export async function openShelf(config: Config, logger: Logger, version: string,
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
   const sessions = new Map<string, GatewaySession>();
-  const opened = await openShelf(config, logger, options.version, () => {
-    for (const session of sessions.values()) session.catalogueChanged();
-  });
+  const opened = await openShelf(
+    config,
+    logger,
+    options.version,
+    () => {
+      for (const session of sessions.values()) session.catalogueChanged();
+    },
+    (server, notification) => {
+      for (const session of sessions.values()) session.forwardNotification(server, notification);
+    },
+  );
+  const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
   const admit = admitter(config, logger);
   const makeSession = (id: string): GatewaySession => {
@@ -124,6 +142,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         const bytes = jsonBytes(value);
         return { bytes, tokens: estimateTokens(bytes) };
       },
+      passthrough: { directory: pool, routes, naming: config.naming },
       settings: {
         discoveryEnabled: config.discovery.enabled,
         defaultLimit: config.discovery.defaultLimit,

@@ -22,7 +22,9 @@ import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
 import { bridgeEnabled, descriptionLimit } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
-import type { Admit, Shelf, UpstreamCaller } from './types.js';
+import type { NamingOptions } from '../catalog/naming.js';
+import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
+import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
 
 /** Everything a session is given by the composition root. */
 export interface SessionOptions {
@@ -36,6 +38,8 @@ export interface SessionOptions {
   readonly settings: DispatchSettings & { readonly callTool: 'auto' | 'always' | 'never' };
   /** UTF-8 bytes and estimated tokens of a value's compact JSON (schema/measure). */
   readonly measure: (value: unknown) => { bytes: number; tokens: number };
+  /** Resources, prompts, completion and logging from upstreams (issue #5 item 4). */
+  readonly passthrough: { readonly directory: UpstreamDirectory; readonly routes: SharedRoutes; readonly naming: NamingOptions };
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -45,12 +49,17 @@ export class GatewaySession {
   private readonly promoted: string[] = [];
   private lastListed: string | undefined;
   private callCount = 0;
+  private readonly capabilities: Record<string, unknown>;
+  /** Client-visible resource URIs this client subscribed to. */
+  private readonly subscriptions = new Set<string>();
 
   constructor(private readonly options: SessionOptions) {
+    const { directory } = options.passthrough;
+    this.capabilities = passthroughCapabilities(directory);
     this.server = new Server(
       { name: 'toolshelf', version: options.version },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, ...this.capabilities },
         instructions:
           'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.',
       },
@@ -64,6 +73,26 @@ export class GatewaySession {
     Protocol.prototype.setRequestHandler.call(this.server, CallToolRequestSchema, (request: CallToolRequest, extra: Extra) =>
       this.callTool(request, extra),
     );
+    registerPassthrough(this.server, this.capabilities, { ...options.passthrough, subscriptions: this.subscriptions });
+  }
+
+  /**
+   * Relays an upstream notification this client can receive: resource and prompt list changes,
+   * updates of resources it subscribed to, and log messages (logger prefixed with the server key).
+   */
+  forwardNotification(server: string, notification: { method: string; params?: Record<string, unknown> }): void {
+    const send = (method: string, params?: Record<string, unknown>): void =>
+      void this.server.notification({ method, ...(params ? { params } : {}) } as never).catch(() => undefined);
+    const { method, params } = notification;
+    if (method === 'notifications/resources/list_changed' && this.capabilities.resources) send(method);
+    else if (method === 'notifications/prompts/list_changed' && this.capabilities.prompts) send(method);
+    else if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
+      const uri = clientUri(this.options.passthrough.routes, server, params.uri);
+      if (this.subscriptions.has(uri)) send(method, { ...params, uri });
+    } else if (method === 'notifications/message' && this.capabilities.logging && params) {
+      const logger = typeof params.logger === 'string' ? `${server}/${params.logger}` : server;
+      send(method, { ...params, logger });
+    }
   }
 
   /** The client's `clientInfo.name`, once initialized. */

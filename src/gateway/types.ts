@@ -40,3 +40,24 @@ export type AdmissionVerdict =
 
 /** Validates a call's arguments against the entry's canonical inputSchema. Never throws. */
 export type Admit = (entry: CatalogEntry, args: Record<string, unknown>) => AdmissionVerdict;
+
+/** A JSON-RPC error from an upstream, or why it could not be asked. */
+export interface UpstreamFailure {
+  readonly code: number;
+  readonly message: string;
+}
+
+/**
+ * Generic requests to upstreams for everything beyond tools (resources, prompts, completion,
+ * logging). The pool satisfies it structurally. Never rejects.
+ */
+export interface UpstreamDirectory {
+  /** Capabilities each ready upstream declared at initialize, in config order. */
+  capabilities(): ReadonlyArray<readonly [string, Record<string, unknown>]>;
+  request(
+    server: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: UpstreamFailure }>;
+}

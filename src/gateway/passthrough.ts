@@ -1,0 +1,179 @@
+/**
+ * Everything beyond tools, passed through: resources (list, templates, read, subscribe), prompts
+ * (list, get), completion/complete and logging/setLevel, aggregated across upstreams with
+ * collision-free URIs and prompt names and routed back. Lists are fanned out live on each request;
+ * the routes they produce are shared by every session. Source: issue #5 item 4; MCP spec, Server
+ * features › Resources, Prompts; Utilities › Completion, Logging.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { NamingOptions } from '../catalog/naming.js';
+import { mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
+import type { UpstreamDirectory } from './types.js';
+
+type Item = Record<string, unknown>;
+
+/** Routes learnt from the latest lists, shared by every session. Replaced whole per list. */
+export interface SharedRoutes {
+  resources: Map<string, Route>;
+  prompts: Map<string, Route>;
+  templates: (readonly [string, readonly Item[]])[];
+}
+
+/** Safety stop for upstream list pagination. */
+const MAX_PAGES = 100;
+
+/** Which capabilities to advertise downstream: only those some upstream really has (issue #5 item 4). */
+export function passthroughCapabilities(directory: UpstreamDirectory): Record<string, unknown> {
+  const all = directory.capabilities().map(([, c]) => c);
+  const has = (key: string): boolean => all.some((c) => c[key] !== undefined);
+  const subscribe = all.some((c) => (c.resources as { subscribe?: boolean } | undefined)?.subscribe === true);
+  return {
+    ...(has('resources') ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } } : {}),
+    ...(has('prompts') ? { prompts: { listChanged: true } } : {}),
+    ...(has('completions') ? { completions: {} } : {}),
+    ...(has('logging') ? { logging: {} } : {}),
+  };
+}
+
+/** Registers the handlers for every capability in `capabilities` on `server`. */
+export function registerPassthrough(
+  server: Server,
+  capabilities: Record<string, unknown>,
+  deps: { directory: UpstreamDirectory; routes: SharedRoutes; naming: NamingOptions; subscriptions: Set<string> },
+): void {
+  const { directory, routes } = deps;
+  const holders = (key: string): string[] => directory.capabilities().filter(([, c]) => c[key] !== undefined).map(([s]) => s);
+  const listResources = async (): Promise<Item[]> => {
+    const merged = mergeResources(await listEverywhere(directory, holders('resources'), 'resources/list', 'resources'));
+    routes.resources = merged.routes;
+    return merged.items;
+  };
+  const listTemplates = async (): Promise<Item[]> => {
+    routes.templates = await listEverywhere(directory, holders('resources'), 'resources/templates/list', 'resourceTemplates');
+    return routes.templates.flatMap(([, t]) => t);
+  };
+  const listPrompts = async (): Promise<Item[]> => {
+    const merged = mergePrompts(await listEverywhere(directory, holders('prompts'), 'prompts/list', 'prompts'), deps.naming);
+    routes.prompts = merged.routes;
+    return merged.items;
+  };
+  // A client may read or get by a name it learnt in an earlier session: refresh the routes once on a miss.
+  const resourceRoute = async (uri: string): Promise<Route> =>
+    findResource(uri, routes, holders('resources')) ?? (await Promise.all([listResources(), listTemplates()]), findResource(uri, routes, holders('resources'))) ?? unknown('resource', uri);
+  const promptRoute = async (name: string): Promise<Route> =>
+    routes.prompts.get(name) ?? (await listPrompts(), routes.prompts.get(name)) ?? unknown('prompt', name);
+  if (capabilities.resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+      rejectCursor(request.params?.cursor);
+      return { resources: await listResources() } as never;
+    });
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+      rejectCursor(request.params?.cursor);
+      return { resourceTemplates: await listTemplates() } as never;
+    });
+    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const route = await resourceRoute(request.params.uri);
+      const result = await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, extra.signal);
+      return renameContents(result, route.upstream, request.params.uri) as never;
+    });
+    if ((capabilities.resources as { subscribe?: boolean }).subscribe) {
+      for (const [schema, method] of [[SubscribeRequestSchema, 'resources/subscribe'], [UnsubscribeRequestSchema, 'resources/unsubscribe']] as const) {
+        server.setRequestHandler(schema, async (request, extra) => {
+          const route = await resourceRoute(request.params.uri);
+          await ask(directory, route.server, method, { uri: route.upstream }, extra.signal);
+          if (method === 'resources/subscribe') deps.subscriptions.add(request.params.uri);
+          else deps.subscriptions.delete(request.params.uri);
+          return {};
+        });
+      }
+    }
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, async (request) => {
+      rejectCursor(request.params?.cursor);
+      return { prompts: await listPrompts() } as never;
+    });
+    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+      const route = await promptRoute(request.params.name);
+      return (await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, extra.signal)) as never;
+    });
+  }
+  if (capabilities.completions) {
+    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+      const ref = request.params.ref as { type: string; name?: string; uri?: string };
+      const route = ref.type === 'ref/prompt' ? await promptRoute(ref.name ?? '') : await resourceRoute(ref.uri ?? '');
+      const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: route.upstream } : { ...ref, uri: route.upstream };
+      return (await ask(directory, route.server, 'completion/complete', { ...request.params, ref: upstreamRef }, extra.signal)) as never;
+    });
+  }
+  if (capabilities.logging) {
+    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      await Promise.all(holders('logging').map((s) => directory.request(s, 'logging/setLevel', request.params)));
+      return {};
+    });
+  }
+}
+
+function rejectCursor(cursor: unknown): void {
+  if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown cursor: this list has a single page');
+}
+
+/** Lists `field` from every server in parallel, page by page; a failing upstream contributes nothing. */
+async function listEverywhere(directory: UpstreamDirectory, servers: readonly string[], method: string, field: string): Promise<[string, Item[]][]> {
+  return Promise.all(
+    servers.map(async (server): Promise<[string, Item[]]> => {
+      const items: Item[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const answer = await directory.request(server, method, cursor ? { cursor } : undefined);
+        if (!answer.ok) break;
+        const list = answer.result[field];
+        if (Array.isArray(list)) items.push(...list.filter((i): i is Item => i !== null && typeof i === 'object'));
+        const next = answer.result.nextCursor;
+        if (typeof next !== 'string' || next === '' || next === cursor) break;
+        cursor = next;
+      }
+      return [server, items];
+    }),
+  );
+}
+
+async function ask(directory: UpstreamDirectory, server: string, method: string, params: Item, signal: AbortSignal): Promise<Item> {
+  const answer = await directory.request(server, method, params, { signal });
+  if (answer.ok) return answer.result;
+  throw new McpError(answer.error.code, `upstream server "${server}": ${answer.error.message}`);
+}
+
+/** A URI's owner: listed, toolshelf's own scheme, a template's prefix, or the only resource server. */
+function findResource(uri: string, routes: SharedRoutes, holders: readonly string[]): Route | undefined {
+  const route = routes.resources.get(uri) ?? parseGatewayUri(uri);
+  if (route) return route;
+  const owner = templateOwner(uri, routes.templates) ?? (holders.length === 1 ? holders[0] : undefined);
+  return owner ? { server: owner, upstream: uri } : undefined;
+}
+
+function unknown(kind: 'resource' | 'prompt', name: string): never {
+  throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind}: ${name}`);
+}
+
+/**
+ * The client-visible form of an upstream URI (for `notifications/resources/updated`): the rewritten
+ * URI when this upstream's copy was disambiguated, else the URI itself.
+ */
+export function clientUri(routes: SharedRoutes, server: string, uri: string): string {
+  for (const [visible, route] of routes.resources) if (route.server === server && route.upstream === uri) return visible;
+  return uri;
+}
