@@ -1,26 +1,29 @@
 /**
- * Pure retry schedule for upstream (re)starts: exponential with full jitter, bounded.
+ * Pure retry schedule for upstream (re)starts: exponential with jitter, bounded by a cap, never
+ * giving up (a server that comes back an hour later is used again).
  * Source: DESIGN §11 (retried with backoff); "Exponential Backoff And Jitter" (AWS Architecture Blog, 2015).
  */
 
 /** Schedule parameters in ms. */
 export interface BackoffOptions {
+  /** Ceiling of the first delay. */
   readonly baseMs: number;
+  /** Largest ceiling: delays stop growing here. */
   readonly capMs: number;
-  /** Attempts after which the upstream is left down; `Infinity` never gives up. */
-  readonly maxAttempts: number;
+  /** Time an upstream must stay up before its attempt count starts again from 1. */
+  readonly resetAfterMs: number;
 }
 
-/** 0.5 s doubling to 30 s, at most 8 restarts in a row. */
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, capMs: 30_000, maxAttempts: 8 };
+/** 0.5 s doubling to 30 s; an upstream up for a minute counts as recovered. */
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, capMs: 30_000, resetAfterMs: 60_000 };
 
 /**
- * Delay before attempt `attempt` (1-based), in ms, or undefined once attempts are exhausted.
- * `random` in [0, 1) is passed in so the schedule is testable; the delay lies in
- * [ceiling / 2, ceiling] where ceiling = min(cap, base · 2^(attempt−1)).
+ * Delay before attempt `attempt` (1-based), in ms. `random` in [0, 1) is passed in so the schedule
+ * is testable; the delay lies in [ceiling / 2, ceiling] where ceiling = min(cap, base · 2^(attempt−1))
+ * ("equal jitter": never a stampede of instant retries, never past the cap).
  */
-export function backoffDelayMs(attempt: number, random: number, options: BackoffOptions = DEFAULT_BACKOFF): number | undefined {
-  if (attempt < 1 || attempt > options.maxAttempts) return undefined;
-  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** (attempt - 1));
+export function backoffDelayMs(attempt: number, random: number, options: BackoffOptions = DEFAULT_BACKOFF): number {
+  const exponent = Math.min(Math.max(attempt, 1) - 1, 30);
+  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** exponent);
   return Math.round(ceiling / 2 + (ceiling / 2) * random);
 }

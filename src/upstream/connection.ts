@@ -1,43 +1,60 @@
 /**
- * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client, start-up,
- * restarts with backoff, the debounced re-list on `notifications/tools/list_changed`, and per-call
- * timeout, cancellation and progress. Knows no qualified names or exposure. An upstream failure never
- * escapes it: calls resolve to a {@link CallOutcome}. Source: DESIGN §9, §11.
+ * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client, start-up
+ * within a time limit, restarts with backoff after a crash or a failed start, reconnection when a
+ * remote session expires, the throttled re-list on `notifications/tools/list_changed`, and per-call
+ * timeout, total cap, cancellation and progress. Knows no qualified names or exposure. An upstream
+ * failure never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so
+ * tests drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
-import { isRemote, type ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { listAllTools } from './listTools.js';
+import { classifyFailure, isSessionExpired } from './outcome.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
-import { remoteTransports, stdioTransport } from './transport.js';
+import { capTotal } from './totalCap.js';
+import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
 
-/** Debounce window for bursts of upstream list_changed, in ms (server-everything sends seven in a row; DESIGN §9). */
+/** Throttle window for bursts of upstream list_changed, in ms: one re-list this long after the first (server-everything sends seven in a row; DESIGN §9). */
 export const LIST_CHANGED_DEBOUNCE_MS = 100;
-/** Longest wait for `initialize` + first `tools/list`, in ms. */
+/** Longest wait for `initialize` + the first full `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
-/** Default per-call timeout in ms, reset by progress (the SDK's own default). */
+/** Default per-call idle timeout in ms, reset by progress (the SDK's own default; DESIGN §11). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** Total cap on one call even while progress keeps arriving, in ms. */
 export const DEFAULT_MAX_TOTAL_MS = 600_000;
 
-/** Construction options. `random` and `backoff` are injectable for tests. */
+/** Construction options. `random`, `backoff` and `transports` are injectable for tests. */
 export interface ConnectionOptions {
+  /** Folder relative stdio `cwd`s resolve against. */
   readonly baseDir: string;
   readonly logger: Logger;
+  /** toolshelf's version, sent as clientInfo. */
   readonly version: string;
-  /** Called after the tool list changed (re-list after list_changed or after a restart). */
+  /** Called after the tool list changed (re-list after list_changed, a restart or a reconnection). */
   readonly onToolsChanged: (key: string) => void;
   /** Every other notification from the upstream (resources, prompts, logging), for pass-through. */
   readonly onNotification?: (key: string, notification: { method: string; params?: Record<string, unknown> }) => void;
+  /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
   readonly startTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
+  /** Jitter source in [0, 1) (default Math.random). */
   readonly random?: () => number;
+  /** How to reach the server (default: {@link transportsFor} `baseDir`). */
+  readonly transports?: TransportFactory;
 }
+
+/** How a generic request ended: the result verbatim, or a JSON-RPC error. */
+export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } };
+
+const SESSION_EXPIRED = Symbol('session expired');
+const EXPIRED_AGAIN = 'its session expired again right after reconnecting';
 
 export class UpstreamConnection {
   /** The upstream's tools as last listed, verbatim. Kept while the upstream is down. */
@@ -47,12 +64,16 @@ export class UpstreamConnection {
   lastError = '';
   private client: Client | undefined;
   private transport: Transport | undefined;
+  /** Transports being ended in the background, awaited by close(). */
+  private readonly ending = new Map<Transport, Promise<void>>();
   private attempt = 0;
   private retryAt = 0;
+  private upSince = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
-  private relisting: Promise<void> | undefined;
+  private relisting = false;
   private relistAgain = false;
+  private renewing: Promise<Client | undefined> | undefined;
   private readonly stderrTail: string[] = [];
 
   constructor(
@@ -61,80 +82,52 @@ export class UpstreamConnection {
     private readonly options: ConnectionOptions,
   ) {}
 
-  /** Connects and lists tools. Never rejects: on failure the status is `failed` and a retry is scheduled. */
+  /**
+   * Connects and lists tools within the start timeout. Never rejects: on failure the status is
+   * `failed` (never up) or `down` (was up) and a restart is scheduled. A process that did not start
+   * in time is ended in the background, so this never waits past the start timeout for it.
+   */
   async start(): Promise<void> {
+    if (this.isClosed()) return;
+    this.status = 'starting';
     try {
-      await this.connect();
-      this.attempt = 0;
+      await this.connect(Date.now() + (this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS));
+      if (this.isClosed()) return this.endClient();
       this.status = 'ready';
+      this.upSince = Date.now();
     } catch (error) {
+      if (this.isClosed()) return;
       this.lastError = describe(error, this.stderrTail);
       this.status = this.tools.length > 0 ? 'down' : 'failed';
-      this.options.logger.error(`upstream "${this.key}" failed to start: ${this.lastError}`);
-      await this.dropClient();
+      this.options.logger[this.attempt === 0 ? 'error' : 'warn'](`upstream "${this.key}" failed to start: ${this.lastError}`);
+      this.endClient();
       this.scheduleRestart();
     }
   }
 
-  private async connect(): Promise<void> {
-    const timeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-    const candidates = isRemote(this.server)
-      ? remoteTransports(this.server)
-      : [() => stdioTransport(this.server as never, this.options.baseDir, (line) => this.onStderr(line))];
-    let lastError: unknown;
-    for (const make of candidates) {
+  private async connect(deadline: number): Promise<void> {
+    const make = this.options.transports ?? transportsFor(this.options.baseDir);
+    let lastError: unknown = new Error('no transport for this server');
+    for (const candidate of make(this.server, (line) => this.onStderr(line))) {
       const client = new Client({ name: 'toolshelf', version: this.options.version }, { capabilities: {} });
-      const transport = make();
+      this.client = client;
+      this.transport = candidate();
       try {
-        await client.connect(transport, { timeout: timeoutMs });
-        this.attach(client, transport);
-        await this.relist(timeoutMs);
+        await client.connect(this.transport, { timeout: remaining(deadline) });
+        client.onclose = () => this.onClosed(client);
+        client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRelist());
+        client.fallbackNotificationHandler = async (notification) =>
+          this.options.onNotification?.(this.key, notification as { method: string; params?: Record<string, unknown> });
+        this.tools = await this.relist(client, remaining(deadline));
         return;
       } catch (error) {
         lastError = error;
-        await client.close().catch(() => undefined);
-        await transport.close().catch(() => undefined);
+        this.endClient();
+        if (this.isClosed()) break;
       }
     }
     throw lastError;
-  }
-
-  private attach(client: Client, transport: Transport): void {
-    this.client = client;
-    this.transport = transport;
-    client.onclose = () => this.onClosed(client);
-    client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRelist());
-    client.fallbackNotificationHandler = async (notification) =>
-      this.options.onNotification?.(this.key, notification as { method: string; params?: Record<string, unknown> });
-  }
-
-  /** What the upstream declared at initialize; undefined while it is not connected. */
-  get capabilities(): Record<string, unknown> | undefined {
-    return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
-  }
-
-  /**
-   * Sends any request upstream (resources, prompts, completion, logging) with the per-call timeout;
-   * the result is kept verbatim. Never rejects: failures come back with a JSON-RPC code.
-   */
-  async request(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } }> {
-    const client = this.client;
-    if (!client || this.status !== 'ready') return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
-    try {
-      const result = await client.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, {
-        timeout: this.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      return { ok: true, result: result as Record<string, unknown> };
-    } catch (error) {
-      const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
-      return { ok: false, error: { code, message: error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error) } };
-    }
   }
 
   private onStderr(line: string): void {
@@ -144,56 +137,57 @@ export class UpstreamConnection {
   }
 
   private onClosed(client: Client): void {
-    if (client !== this.client || this.status === 'closed') return;
-    this.client = undefined;
-    this.transport = undefined;
+    if (client !== this.client || this.status !== 'ready') return;
     this.status = 'down';
     this.lastError = `the server exited${this.stderrTail.length ? `: ${this.stderrTail.at(-1)}` : ''}`;
     this.options.logger.warn(`upstream "${this.key}" disconnected; ${this.lastError}`);
+    this.endClient();
+    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) this.attempt = 0;
     this.scheduleRestart();
   }
 
   private scheduleRestart(): void {
-    if (this.status === 'closed') return;
     this.attempt += 1;
     const delay = backoffDelayMs(this.attempt, (this.options.random ?? Math.random)(), this.options.backoff ?? DEFAULT_BACKOFF);
-    if (delay === undefined) {
-      this.retryAt = 0;
-      this.options.logger.error(`upstream "${this.key}" gave up after ${this.attempt - 1} restarts`);
-      return;
-    }
     this.retryAt = Date.now() + delay;
+    this.options.logger.info(`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempt})`);
+    clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.restart(), delay);
     this.retryTimer.unref();
   }
 
   private async restart(): Promise<void> {
-    if (this.status === 'closed') return;
     const before = JSON.stringify(this.tools);
     await this.start();
-    if (this.status === 'ready') {
-      this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
-      if (JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
-    }
+    if (this.status !== 'ready') return;
+    this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
+    if (JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
   }
 
   private scheduleRelist(): void {
-    clearTimeout(this.relistTimer);
-    this.relistTimer = setTimeout(() => void this.relistAndNotify(), LIST_CHANGED_DEBOUNCE_MS);
+    if (this.relistTimer) return;
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      void this.relistAndNotify();
+    }, LIST_CHANGED_DEBOUNCE_MS);
     this.relistTimer.unref();
   }
 
   private async relistAndNotify(): Promise<void> {
+    const client = this.client;
+    if (!client || this.status !== 'ready') return;
     if (this.relisting) {
       this.relistAgain = true;
       return;
     }
+    this.relisting = true;
     const before = JSON.stringify(this.tools);
-    this.relisting = this.relist(this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS).catch((error) =>
-      this.options.logger.warn(`upstream "${this.key}": re-list failed: ${describe(error, [])}`),
-    );
-    await this.relisting;
-    this.relisting = undefined;
+    try {
+      this.tools = await this.relist(client, this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    } catch (error) {
+      this.options.logger.warn(`upstream "${this.key}": re-list failed: ${describe(error, [])}`);
+    }
+    this.relisting = false;
     if (JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
     if (this.relistAgain) {
       this.relistAgain = false;
@@ -201,9 +195,7 @@ export class UpstreamConnection {
     }
   }
 
-  private async relist(timeoutMs: number): Promise<void> {
-    const client = this.client;
-    if (!client) return;
+  private async relist(client: Client, timeoutMs: number): Promise<UpstreamTool[]> {
     const parsed = await listAllTools(
       (cursor) =>
         client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout: timeoutMs }) as Promise<
@@ -213,66 +205,162 @@ export class UpstreamConnection {
     for (const skipped of parsed.skipped) {
       this.options.logger.warn(`upstream "${this.key}": dropped tool ${skipped.name}: ${skipped.reason}`);
     }
-    this.tools = parsed.tools;
+    return parsed.tools;
+  }
+
+  /** What the upstream declared at initialize; undefined while it is not connected. */
+  get capabilities(): Record<string, unknown> | undefined {
+    return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
   }
 
   /**
    * Calls `tools/call` upstream with the tool's upstream name. Resolves to the result verbatim, or to
-   * a timeout / unavailable / cancelled / upstream_error outcome; never rejects.
+   * a timeout / unavailable / cancelled / upstream_error outcome; never rejects. A remote session
+   * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const client = this.client;
-    if (!client || this.status !== 'ready') {
-      const retryInMs = this.retryAt > 0 ? Math.max(0, this.retryAt - Date.now()) : undefined;
-      return { kind: 'unavailable', reason: this.lastError || this.status, retryInMs };
+    const outcome = await this.withRenewal((client) => this.send(client, name, args, options));
+    if (outcome === undefined) return this.unavailable();
+    if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
+    return outcome;
+  }
+
+  /**
+   * Sends any request upstream (resources, prompts, completion, logging) with the per-call timeout;
+   * the result is kept verbatim. Never rejects: failures come back with a JSON-RPC code. An expired
+   * remote session is renewed and the request sent once more, as for calls.
+   */
+  async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal } = {}): Promise<RequestOutcome> {
+    const outcome = await this.withRenewal((client) => this.sendRequest(client, method, params, options));
+    if (outcome === undefined) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
+    if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
+    return outcome;
+  }
+
+  /** Runs `op` on the ready client (after a renewal in progress); on an expired session, renews it and runs `op` once more. Undefined when unavailable. */
+  private async withRenewal<T>(op: (client: Client) => Promise<T | typeof SESSION_EXPIRED>): Promise<T | typeof SESSION_EXPIRED | undefined> {
+    const client = this.renewing ? await this.renewing : this.client;
+    if (!client || this.status !== 'ready') return undefined;
+    const first = await op(client);
+    if (first !== SESSION_EXPIRED) return first;
+    const renewed = await this.renewSession(client);
+    return renewed ? op(renewed) : undefined;
+  }
+
+  private async sendRequest(
+    client: Client,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: { signal?: AbortSignal },
+  ): Promise<RequestOutcome | typeof SESSION_EXPIRED> {
+    try {
+      const result = await client.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, {
+        timeout: this.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      return { ok: true, result: result as Record<string, unknown> };
+    } catch (error) {
+      if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
+      const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
+      return { ok: false, error: { code, message: error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error) } };
     }
+  }
+
+  private async send(client: Client, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome | typeof SESSION_EXPIRED> {
     const timeoutMs = options.timeoutMs ?? this.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const capped = capTotal(Math.max(timeoutMs, options.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS), options.signal);
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.meta) params._meta = options.meta;
     try {
+      // Progress is always requested: it resets the idle timeout even when the client did not ask to see it.
       const result = await client.request({ method: 'tools/call', params } as never, ResultSchema, {
         timeout: timeoutMs,
-        maxTotalTimeout: Math.max(timeoutMs, options.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS),
-        signal: options.signal,
-        ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: true } : {}),
+        signal: capped.signal,
+        onprogress: (update) => options.onProgress?.(update),
+        resetTimeoutOnProgress: true,
       });
       return { kind: 'ok', result: result as Record<string, unknown> };
     } catch (error) {
-      return classify(error, timeoutMs, options.signal);
+      if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
+      const retryInMs = this.retryInMs();
+      return classifyFailure(error, {
+        timeoutMs,
+        aborted: options.signal?.aborted === true,
+        closed: client !== this.client,
+        ...(retryInMs !== undefined ? { retryInMs } : {}),
+      });
     }
   }
 
-  /** Synchronous last resort at process exit: kill a stdio upstream's process group. */
-  killNow(): void {
-    (this.transport as Partial<ChildStdioTransport> | undefined)?.killNow?.();
+  /** Replaces a remote connection whose session the server forgot; concurrent callers share one reconnection. */
+  private renewSession(expired: Client): Promise<Client | undefined> {
+    if (this.client !== expired) return Promise.resolve(this.status === 'ready' ? this.client : undefined);
+    this.renewing ??= (async () => {
+      this.options.logger.info(`upstream "${this.key}": session expired; reconnecting`);
+      this.endClient();
+      const before = JSON.stringify(this.tools);
+      this.lastError = 'its session expired and reconnecting failed';
+      await this.start();
+      if (this.status === 'ready' && JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
+      this.renewing = undefined;
+      return this.status === 'ready' ? this.client : undefined;
+    })();
+    return this.renewing;
   }
 
-  /** Stops retries and ends the upstream (its whole process group for stdio). */
+  private unavailable(): CallOutcome {
+    if (this.status === 'starting') return { kind: 'unavailable', reason: `${this.lastError || 'it is starting'}; it is restarting now` };
+    const retryInMs = this.retryInMs();
+    return { kind: 'unavailable', reason: this.lastError || this.status, ...(retryInMs !== undefined ? { retryInMs } : {}) };
+  }
+
+  private retryInMs(): number | undefined {
+    return this.status === 'down' || this.status === 'failed' ? Math.max(0, this.retryAt - Date.now()) : undefined;
+  }
+
+  /** Re-reads the status after an await (close() may have run meanwhile). */
+  private isClosed(): boolean {
+    return this.status === 'closed';
+  }
+
+  /** Synchronous last resort at process exit: kill every stdio process group this connection started. */
+  killNow(): void {
+    for (const transport of [this.transport, ...this.ending.keys()]) (transport as Partial<ChildStdioTransport> | undefined)?.killNow?.();
+  }
+
+  /** Stops retries and ends the upstream (its whole process group for stdio); resolves once every process is gone. */
   async close(): Promise<void> {
     this.status = 'closed';
     clearTimeout(this.retryTimer);
     clearTimeout(this.relistTimer);
-    await this.dropClient();
+    this.endClient();
+    await Promise.all(this.ending.values());
   }
 
-  private async dropClient(): Promise<void> {
+  /** Detaches the current client and ends it and its transport in the background (tracked in `ending`). */
+  private endClient(): void {
     const client = this.client;
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
-    await client?.close().catch(() => undefined);
-    await transport?.close().catch(() => undefined);
+    if (!transport) return;
+    const done = (async () => {
+      await client?.close().catch(() => undefined);
+      await transport.close().catch(() => undefined);
+    })();
+    this.ending.set(transport, done);
+    void done.finally(() => this.ending.delete(transport));
   }
 }
 
-function classify(error: unknown, timeoutMs: number, signal: AbortSignal | undefined): CallOutcome {
-  if (signal?.aborted) return { kind: 'cancelled' };
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: 'timeout', ms: timeoutMs };
-  // -32000 is also what many servers send as a generic error: only the SDK's own local close counts.
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && /connection closed/i.test(error.message))
-    return { kind: 'unavailable', reason: 'the connection closed during the call' };
-  if (error instanceof McpError) return { kind: 'upstream_error', code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
-  return { kind: 'upstream_error', message: error instanceof Error ? error.message : String(error) };
+function remaining(deadline: number): number {
+  return Math.max(1, deadline - Date.now());
+}
+
+/** True for a Streamable HTTP connection that holds a session id (a 404 then means the session expired). */
+function hasSession(client: Client): boolean {
+  const transport = client.transport;
+  return transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
 }
 
 function describe(error: unknown, stderrTail: readonly string[]): string {

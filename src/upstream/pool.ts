@@ -1,10 +1,21 @@
 /**
  * class UpstreamPool: every configured upstream, started in parallel with failures isolated, and one
- * "tools changed" callback for all of them. Knows no catalogue. Source: DESIGN §11.
+ * "tools changed" callback for all of them. Knows no catalogue. Start-up waits at most the start
+ * timeout for the slowest upstream: `options.startTimeoutMs`, else the environment variable
+ * `TOOLSHELF_START_TIMEOUT_MS` (a positive integer, in ms), else 30 s. Source: DESIGN §11, §13.
  */
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import { UpstreamConnection, type ConnectionOptions } from './connection.js';
+
+/** Environment variable that sets the start timeout in ms when the caller passes none. */
+export const START_TIMEOUT_ENV = 'TOOLSHELF_START_TIMEOUT_MS';
+
+/** The start timeout from `env[START_TIMEOUT_ENV]`, in ms; undefined when unset or not a positive integer. */
+export function startTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = Number(env[START_TIMEOUT_ENV]);
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
 import type { CallOptions, CallOutcome } from './types.js';
 
 /** Per-upstream state for summaries. */
@@ -19,8 +30,10 @@ export class UpstreamPool {
   private readonly connections = new Map<string, UpstreamConnection>();
 
   constructor(servers: Readonly<Record<string, ServerConfig>>, options: ConnectionOptions) {
+    const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(process.env);
+    const withTimeout = startTimeoutMs !== undefined ? { ...options, startTimeoutMs } : options;
     for (const [key, server] of Object.entries(servers)) {
-      this.connections.set(key, new UpstreamConnection(key, server, options));
+      this.connections.set(key, new UpstreamConnection(key, server, withTimeout));
     }
   }
 

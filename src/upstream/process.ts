@@ -6,10 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { LineFramer } from './lineFramer.js';
 
 /** Variables passed to a child when `inheritEnv` is false: the SDK's safe list on POSIX. */
 const SAFE_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TMPDIR', 'NODE_OPTIONS'];
+
+/** Longest stderr line passed on, in bytes; a longer one is cut to its first bytes (a newline-less flood stays bounded). */
+export const MAX_STDERR_LINE_BYTES = 8192;
 
 /** How long a group gets between SIGTERM and SIGKILL, in ms. */
 export const KILL_GRACE_MS = 2000;
@@ -39,8 +42,8 @@ export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv): Re
 
 /**
  * Spawns `spec` in its own process group with piped stdio. Each stderr line goes to `onStderrLine`
- * as it arrives (so the pipe never fills). Throws nothing: spawn failures surface as the child's
- * `error` event.
+ * as it arrives (so the pipe never fills), cut to {@link MAX_STDERR_LINE_BYTES}. Throws nothing:
+ * spawn failures surface as the child's `error` event.
  */
 export function spawnGroup(spec: SpawnSpec, baseDir: string, onStderrLine: (line: string) => void): ChildProcess {
   const child = spawn(spec.command, [...(spec.args ?? [])], {
@@ -50,10 +53,9 @@ export function spawnGroup(spec: SpawnSpec, baseDir: string, onStderrLine: (line
     detached: true,
     windowsHide: true,
   });
-  if (child.stderr) {
-    child.stderr.setEncoding('utf8');
-    createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', onStderrLine);
-  }
+  const framer = new LineFramer(MAX_STDERR_LINE_BYTES, onStderrLine, (cut) => onStderrLine(`${cut.head}… (line of ${cut.bytes} bytes cut)`));
+  child.stderr?.on('data', (chunk: Buffer) => framer.push(chunk));
+  child.stderr?.on('end', () => framer.end());
   return child;
 }
 

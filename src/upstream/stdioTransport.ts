@@ -1,54 +1,43 @@
 /**
  * An MCP client transport over a child process's stdin/stdout, framed as newline-delimited JSON-RPC.
  * Replaces the SDK's StdioClientTransport so the child runs in its own process group and is ended as
- * a group (see `process.ts`). A malformed line or an oversized message is reported and skipped: the
- * connection survives a noisy or broken server. Source: MCP spec, Transports › stdio.
+ * a group (see `process.ts`). A malformed line is reported and skipped; a message over the size limit
+ * is dropped, and the request it answered fails at once instead of waiting for its timeout: the
+ * connection survives a noisy or broken server. Source: MCP spec, Transports › stdio; issue #5 item 3.
  */
 import type { ChildProcess } from 'node:child_process';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LineFramer, type OversizedLine } from './lineFramer.js';
 import { killGroup, killGroupNow, spawnGroup, type SpawnSpec } from './process.js';
 
-/** Longest accepted stdout line in bytes; longer lines are dropped whole (64 MiB). */
+/** Longest accepted stdout message in bytes (64 MiB); a longer line is dropped whole. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
-/** Splits a byte stream into lines, dropping (and reporting) lines longer than `maxBytes`. */
-export class LineFramer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private skipping = false;
+type RequestId = string | number;
 
-  constructor(
-    private readonly maxBytes: number,
-    private readonly onLine: (line: string) => void,
-    private readonly onOversize: (bytes: number) => void,
-  ) {}
+const ID = String.raw`("(?:[^"\\]|\\.)*"|-?\d+)`;
+/** `{"jsonrpc":"2.0","id":…` or `{"id":…` at the start of a line: the id belongs to the top-level object. */
+const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
+/** `…,"id":…}` closing the line: one brace after the value, so the id belongs to the top-level object. */
+const TAIL_ID = new RegExp(String.raw`[{,]\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+/** A request or notification from the server rather than a response. */
+const HEAD_METHOD = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*[^,]+,\s*)?"method"\s*:/;
 
-  /** Feeds one chunk; calls `onLine` for every complete line. */
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (let nl = chunk.indexOf(0x0a, start); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
-      this.append(chunk.subarray(start, nl));
-      if (!this.skipping) this.onLine(Buffer.concat(this.chunks, this.size).toString('utf8').replace(/\r$/, ''));
-      this.chunks = [];
-      this.size = 0;
-      this.skipping = false;
-      start = nl + 1;
-    }
-    this.append(chunk.subarray(start));
-  }
-
-  private append(part: Buffer): void {
-    if (this.skipping || part.length === 0) return;
-    if (this.size + part.length > this.maxBytes) {
-      this.onOversize(this.size + part.length);
-      this.chunks = [];
-      this.size = 0;
-      this.skipping = true;
-      return;
-    }
-    this.chunks.push(part);
-    this.size += part.length;
+/**
+ * The JSON-RPC id of a dropped oversized line, read from its first or last bytes, when the id sits
+ * at the start (`{"jsonrpc":"2.0","id":7,"result":…`, Python SDK order) or the end
+ * (`{"result":…,"jsonrpc":"2.0","id":7}`, TypeScript SDK order) of the top-level object; undefined
+ * when it cannot be told, or when the line is a request from the server.
+ */
+export function oversizedResponseId(line: OversizedLine): RequestId | undefined {
+  if (HEAD_METHOD.test(line.head)) return undefined;
+  const match = HEAD_ID.exec(line.head) ?? TAIL_ID.exec(line.tail);
+  if (!match?.[1]) return undefined;
+  try {
+    return JSON.parse(match[1]) as RequestId;
+  } catch {
+    return undefined;
   }
 }
 
@@ -59,6 +48,8 @@ export class ChildStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | undefined;
   private closed = false;
+  /** Ids of our requests still waiting for a response, so a dropped oversized response can fail the right one. */
+  private readonly pending = new Set<RequestId>();
 
   constructor(
     private readonly spec: SpawnSpec,
@@ -76,9 +67,7 @@ export class ChildStdioTransport implements Transport {
     return new Promise((resolveStart, rejectStart) => {
       const child = spawnGroup(this.spec, this.baseDir, this.onStderrLine);
       this.child = child;
-      const framer = new LineFramer(MAX_LINE_BYTES, (line) => this.handleLine(line), (bytes) =>
-        this.onerror?.(new Error(`dropped a message of over ${bytes} bytes (limit ${MAX_LINE_BYTES})`)),
-      );
+      const framer = new LineFramer(MAX_LINE_BYTES, (line) => this.handleLine(line), (line) => this.handleOversized(line));
       child.once('spawn', () => resolveStart());
       child.once('error', (error) => {
         rejectStart(error);
@@ -86,6 +75,7 @@ export class ChildStdioTransport implements Transport {
       });
       child.once('close', () => this.finish());
       child.stdout?.on('data', (chunk: Buffer) => framer.push(chunk));
+      child.stdout?.on('end', () => framer.end());
       child.stdin?.on('error', (error) => this.onerror?.(error));
     });
   }
@@ -100,8 +90,25 @@ export class ChildStdioTransport implements Transport {
       return;
     }
     const message = JSONRPCMessageSchema.safeParse(parsed);
-    if (message.success) this.onmessage?.(message.data);
-    else this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 120)}`));
+    if (!message.success) {
+      this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 120)}`));
+      return;
+    }
+    const data = message.data;
+    if (!('method' in data) && 'id' in data && data.id !== undefined) this.pending.delete(data.id);
+    this.onmessage?.(data);
+  }
+
+  /**
+   * A message over {@link MAX_LINE_BYTES} was dropped. When it answers one of our pending requests,
+   * that request fails at once with an internal error instead of waiting for its timeout.
+   */
+  private handleOversized(line: OversizedLine): void {
+    const reason = `the upstream sent a message of ${line.bytes} bytes, over the stdio limit of ${MAX_LINE_BYTES} bytes`;
+    this.onerror?.(new Error(`dropped a message: ${reason}`));
+    const id = oversizedResponseId(line);
+    if (id === undefined || !this.pending.delete(id)) return;
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: reason } });
   }
 
   private finish(): void {
@@ -114,11 +121,20 @@ export class ChildStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed || stdin.destroyed) return Promise.reject(new Error('upstream process is not running'));
+    this.track(message);
     return new Promise((resolveSend, rejectSend) => {
       const ok = stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? rejectSend(error) : undefined));
       if (ok) resolveSend();
       else stdin.once('drain', () => resolveSend());
     });
+  }
+
+  private track(message: JSONRPCMessage): void {
+    if ('method' in message && 'id' in message) this.pending.add(message.id);
+    else if ('method' in message && message.method === 'notifications/cancelled') {
+      const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (requestId !== undefined) this.pending.delete(requestId);
+    }
   }
 
   /** SIGKILLs the process group at once (synchronous, for `process.on('exit')`). */

@@ -5,12 +5,15 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RemoteServerConfig, StdioServerConfig } from '../config/types.js';
+import { isRemote, type RemoteServerConfig, type ServerConfig } from '../config/types.js';
 import { ChildStdioTransport } from './stdioTransport.js';
 
-/** The transport for a stdio entry; each stderr line goes to `onStderrLine`. */
-export function stdioTransport(server: StdioServerConfig, baseDir: string, onStderrLine: (line: string) => void): ChildStdioTransport {
-  return new ChildStdioTransport(server, baseDir, onStderrLine);
+/** Makes the transports to try, in order, for one connection attempt to `server`; stderr lines of a child go to `onStderrLine`. */
+export type TransportFactory = (server: ServerConfig, onStderrLine: (line: string) => void) => (() => Transport)[];
+
+/** The default {@link TransportFactory}: a stdio child (cwd relative to `baseDir`), or {@link remoteTransports}. */
+export function transportsFor(baseDir: string): TransportFactory {
+  return (server, onStderrLine) => (isRemote(server) ? remoteTransports(server) : [() => new ChildStdioTransport(server, baseDir, onStderrLine)]);
 }
 
 /** Remote transports to try in order: Streamable HTTP then SSE for `auto` (MCP spec, Transports › Backwards compatibility). */

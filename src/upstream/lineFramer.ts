@@ -1,0 +1,81 @@
+/**
+ * Splits a child's byte stream (stdout or stderr) into lines with a hard cap per line, so a hostile
+ * or broken server can never make the gateway buffer without bound. A line over the cap is dropped
+ * whole and reported with its size and its first and last bytes (enough to find a JSON-RPC `id`).
+ * Knows nothing of JSON or MCP. Source: issue #5 item 3 (results over the stdio message limit,
+ * megabytes of stderr).
+ */
+
+/** Bytes kept from each end of an oversized line for the report. */
+export const OVERSIZE_EDGE_BYTES = 256;
+
+/** A dropped line: its total size in bytes and up to {@link OVERSIZE_EDGE_BYTES} from each end (UTF-8 decoded). */
+export interface OversizedLine {
+  readonly bytes: number;
+  readonly head: string;
+  readonly tail: string;
+}
+
+/** Splits chunks into lines (without the `\n`, a trailing `\r` removed); lines over `maxBytes` go to `onOversize` instead. */
+export class LineFramer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** Set while dropping the rest of an oversized line. */
+  private dropped: { bytes: number; head: Buffer; tail: Buffer } | undefined;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onLine: (line: string) => void,
+    private readonly onOversize: (line: OversizedLine) => void,
+  ) {}
+
+  /** Feeds one chunk; calls `onLine` or `onOversize` for every line it completes. */
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a, start); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+      this.append(chunk.subarray(start, nl));
+      this.endLine();
+      start = nl + 1;
+    }
+    this.append(chunk.subarray(start));
+  }
+
+  /** Completes a last line that had no newline (the stream ended). */
+  end(): void {
+    if (this.size > 0 || this.dropped) this.endLine();
+  }
+
+  private endLine(): void {
+    const dropped = this.dropped;
+    if (dropped) {
+      this.onOversize({ bytes: dropped.bytes, head: dropped.head.toString('utf8'), tail: dropped.tail.toString('utf8').replace(/\r$/, '') });
+    } else {
+      this.onLine(Buffer.concat(this.chunks, this.size).toString('utf8').replace(/\r$/, ''));
+    }
+    this.chunks = [];
+    this.size = 0;
+    this.dropped = undefined;
+  }
+
+  private append(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.dropped) {
+      this.dropped.bytes += part.length;
+      this.dropped.tail = lastBytes(Buffer.concat([this.dropped.tail, part]));
+      return;
+    }
+    if (this.size + part.length <= this.maxBytes) {
+      this.chunks.push(part);
+      this.size += part.length;
+      return;
+    }
+    const all = Buffer.concat([...this.chunks, part]);
+    this.dropped = { bytes: all.length, head: Buffer.from(all.subarray(0, OVERSIZE_EDGE_BYTES)), tail: Buffer.from(lastBytes(all)) };
+    this.chunks = [];
+    this.size = 0;
+  }
+}
+
+function lastBytes(buffer: Buffer): Buffer {
+  return buffer.length <= OVERSIZE_EDGE_BYTES ? buffer : buffer.subarray(buffer.length - OVERSIZE_EDGE_BYTES);
+}

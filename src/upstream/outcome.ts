@@ -1,0 +1,49 @@
+/**
+ * How a failed upstream request reads as a {@link CallOutcome}, and which failures mean a remote
+ * session expired. Pure: the connection passes in what it knows about the call. Source: STYLE §3
+ * (ok | timeout | unavailable | cancelled | upstream_error); MCP spec, Transports › Streamable HTTP ›
+ * Session management (HTTP 404 for an unknown session).
+ */
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOutcome } from './types.js';
+
+/** What the connection knows about a failed call. Times in ms. */
+export interface FailedCall {
+  /** The idle timeout the call ran with. */
+  readonly timeoutMs: number;
+  /** The caller's signal fired. */
+  readonly aborted: boolean;
+  /** The connection the call went out on has closed since. */
+  readonly closed: boolean;
+  /** Time until the next restart, when one is scheduled. */
+  readonly retryInMs?: number;
+}
+
+/**
+ * Classifies a rejected request. Only the SDK's own time limit counts as a timeout (its error carries
+ * `{ timeout }` or `{ maxTotalTimeout }`), and only a close of our own connection as unavailable:
+ * servers send -32000 and -32001 as generic errors of their own, which stay upstream errors.
+ */
+export function classifyFailure(error: unknown, call: FailedCall): CallOutcome {
+  if (call.aborted) return { kind: 'cancelled' };
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    const data = error.data as { timeout?: unknown; maxTotalTimeout?: unknown } | undefined;
+    if (typeof data?.maxTotalTimeout === 'number') return { kind: 'timeout', ms: data.maxTotalTimeout };
+    if (typeof data?.timeout === 'number') return { kind: 'timeout', ms: call.timeoutMs };
+  }
+  if (call.closed && error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    return { kind: 'unavailable', reason: 'the connection closed during the call', ...retry(call) };
+  }
+  if (error instanceof McpError) return { kind: 'upstream_error', code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
+  return { kind: 'upstream_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** True when a Streamable HTTP request was refused with 404: the server no longer knows our session. */
+export function isSessionExpired(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+function retry(call: FailedCall): { retryInMs?: number } {
+  return call.retryInMs !== undefined ? { retryInMs: call.retryInMs } : {};
+}
