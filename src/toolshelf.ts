@@ -3,23 +3,19 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
-import type { Config } from './config/types.js';
-import { loadHostRanker } from './discovery/hostRanker.js';
-import { serveHttp, type HttpFront } from './gateway/http.js';
-import { GatewaySession } from './gateway/session.js';
-import { serveStdio } from './gateway/stdio.js';
-import type { Admit } from './gateway/types.js';
-import { Admission } from './schema/admit.js';
-import { dropNullOptionals } from './schema/prepare.js';
 import { schemaOptionsFor } from './config/defaults.js';
+import type { Config } from './config/types.js';
+import type { HttpFront } from './gateway/http.js';
+import type { SharedRoutes } from './gateway/passthrough.js';
+import type { GatewaySession } from './gateway/session.js';
+import type { Admit } from './gateway/types.js';
+import { openShelf } from './openShelf.js';
+import type { Admission } from './schema/admit.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
-import { buildShelf, logManifestWarnings, type BuiltShelf } from './shelf.js';
-import { summarize, type StartSummary } from './summary.js';
+import { dropNullOptionals } from './schema/prepare.js';
+import type { StartSummary } from './summary.js';
 import type { TraceSink } from './trace/events.js';
 import type { Logger } from './trace/log.js';
-import { UpstreamPool } from './upstream/pool.js';
-import type { ConnectionOptions } from './upstream/connection.js';
-import type { SharedRoutes } from './gateway/passthrough.js';
 
 /** Start options. Times in ms. */
 export interface StartOptions {
@@ -43,78 +39,14 @@ export interface Running {
   readonly closed: Promise<void>;
 }
 
-/** Refusal at start, e.g. a name collision on a `prefix: false` server (DESIGN §4). */
-export class StartupError extends Error {
-  readonly code = 'startup_refused';
-}
-
-/** Debounce for rebuilding the shelf after upstream changes, in ms. */
-const REBUILD_DEBOUNCE_MS = 50;
-
-/** Upstreams connected and the shelf over their tools, kept current as upstreams change. */
-export interface OpenShelf {
-  readonly pool: UpstreamPool;
-  /** The current shelf; replaced whole on every rebuild. */
-  current(): BuiltShelf;
-  summary(): StartSummary;
-  /** Ends every upstream. */
-  close(): Promise<void>;
-}
-
-/**
- * Starts every upstream in parallel and builds the shelf; rebuilds it (debounced) when an upstream's
- * tools change and then calls `onRebuilt`. Throws {@link StartupError} on a name collision involving a
- * `prefix: false` server (DESIGN §4), after ending the upstreams. Used by serve, inspect and search.
- */
-export async function openShelf(
-  config: Config,
-  logger: Logger,
-  version: string,
-  onRebuilt: () => void = () => {},
-  onNotification?: ConnectionOptions['onNotification'],
-): Promise<OpenShelf> {
-  let rebuildTimer: NodeJS.Timeout | undefined;
-  const pool = new UpstreamPool(config.mcpServers, {
-    baseDir: config.baseDir,
-    logger,
-    version,
-    onToolsChanged: () => {
-      clearTimeout(rebuildTimer);
-      rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
-    },
-    ...(onNotification ? { onNotification } : {}),
-  });
-  const exitKill = (): void => pool.killNow();
-  process.once('exit', exitKill);
-  const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
-  if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
-  await pool.start();
-  const warned = new Set<string>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker);
-  const close = async (): Promise<void> => {
-    clearTimeout(rebuildTimer);
-    await pool.close();
-    process.removeListener('exit', exitKill);
-  };
-  if (shelf.catalogue.collisions.length > 0) {
-    await close();
-    const lines = shelf.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
-    throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
-  }
-  logManifestWarnings(shelf, logger, warned);
-  function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker);
-    logManifestWarnings(shelf, logger, warned);
-    for (const c of shelf.catalogue.collisions) logger.warn(`name "${c.name}" is claimed by "${c.servers[0]}" and "${c.servers[1]}"; the second got a suffixed name`);
-    onRebuilt();
-  }
-  return { pool, current: () => shelf, summary: () => summarize(config, pool.summary(), shelf), close };
-}
+export { openShelf, StartupError, type OpenShelf } from './openShelf.js';
 
 /** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
   const sessions = new Map<string, GatewaySession>();
+  // The serving code loads while the upstreams start (DESIGN §13 start-up).
+  const serving = Promise.all([import('./gateway/session.js'), import('./gateway/http.js'), import('./gateway/stdio.js'), import('./schema/admit.js')]);
   const opened = await openShelf(
     config,
     logger,
@@ -128,7 +60,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   );
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const admit = admitter(config, logger);
+  const [{ GatewaySession }, { serveHttp }, { serveStdio }, { Admission }] = await serving;
+  const admit = admitter(config, new Admission(), logger);
   const makeSession = (id: string): GatewaySession => {
     const session = new GatewaySession({
       id,
@@ -189,8 +122,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
  * (DESIGN §7). Under `prepare.strict`, nulls the model sent for optional properties (advertised as
  * required-and-nullable) are removed first, so the canonical schema and the upstream never see them.
  */
-function admitter(config: Config, logger: Logger): Admit {
-  const admission = new Admission();
+function admitter(config: Config, admission: Admission, logger: Logger): Admit {
   return (entry, args) => {
     const forwarded = schemaOptionsFor(config, entry.server).prepare.strict ? dropNullOptionals(entry.tool.inputSchema, args) : args;
     const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, forwarded);
