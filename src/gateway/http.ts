@@ -8,7 +8,7 @@ import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
 
@@ -81,6 +81,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   if (req.method === 'POST') {
     const read = await readJson(req);
     if ('error' in read) return reply(res, read.status, read.code, read.error);
+    if (!isJsonRpc(read.value)) return reply(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message or a non-empty batch of them');
     body = read.value;
   }
   if (sessionId) {
@@ -107,6 +108,14 @@ async function startSession(req: IncomingMessage, res: ServerResponse, body: unk
   };
   await session.connect(transport);
   await transport.handleRequest(req, res, body);
+  // A refused initialize (e.g. batched with other messages) leaves no session: end this one now.
+  if (transport.sessionId === undefined) await transport.close();
+}
+
+/** True for one JSON-RPC 2.0 message or a non-empty array of them (JSON-RPC 2.0 §4, §6). */
+function isJsonRpc(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success);
 }
 
 function isInitialize(body: unknown): boolean {
@@ -159,21 +168,41 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * Reads a POST body of at most {@link MAX_BODY_BYTES} and parses it as JSON. A declared
+ * Content-Length over the limit is refused before reading, a chunked body once past it; the rest is
+ * drained (not read into memory) so the client can finish sending and read the 413.
+ */
 async function readJson(req: IncomingMessage): Promise<{ value: unknown } | { status: number; code: number; error: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return { status: 413, code: -32600, error: `Request body over ${MAX_BODY_BYTES} bytes` };
-    chunks.push(chunk as Buffer);
-  }
+  const tooLarge = { status: 413, code: -32600, error: `Request body over ${MAX_BODY_BYTES} bytes` };
+  if (Number(header(req, 'content-length') ?? 0) > MAX_BODY_BYTES) return tooLarge;
+  const text = await readLimited(req, MAX_BODY_BYTES);
+  if (text === undefined) return tooLarge;
   try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    return { value: JSON.parse(text) };
   } catch {
     return { status: 400, code: -32700, error: 'Parse error: body is not JSON' };
   }
 }
 
+/** The body as UTF-8, or undefined once it passes `maxBytes` (later chunks are discarded). */
+function readLimited(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      req.off('data', onData).resume();
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}
+
+/** Sends a JSON-RPC error with id null (JSON-RPC 2.0 §5). node:http discards any unread body after it. */
 function reply(res: ServerResponse, status: number, code: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));

@@ -1,0 +1,136 @@
+/**
+ * Streamable HTTP security through the built CLI: loopback bind by default, Host and Origin checks
+ * against DNS rebinding, the bearer token (flag and env), the body limit, malformed bodies, unknown
+ * sessions, and DELETE ending a session with its promotion state. Idle closing is covered at unit
+ * level (test/gateway/http.test.ts). Source: issue #5 item 5; DESIGN §11; MCP spec, Transports ›
+ * Streamable HTTP (security warning, session management).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { descendants, serverEntry, waitFor, writeConfig } from '../helpers/gateway.js';
+import { initializeRequest, openRawHttp, rawHttp, spawnHttp, type SpawnedHttp } from '../gateway/wire.js';
+
+const MiB = 1024 * 1024;
+const emptyConfig = (): string => writeConfig({ mcpServers: {} });
+const everythingConfig = (): string => writeConfig({ mcpServers: { everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] } } });
+const initBody = JSON.stringify(initializeRequest());
+
+/** Local addresses (hex `ADDR:PORT` as in /proc/net/tcp) listening on `port`. */
+function listeners(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const rows = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => readFileSync(f, 'utf8').trim().split('\n').slice(1));
+  return rows.map((row) => row.trim().split(/\s+/)).filter((c) => c[1]?.endsWith(`:${hexPort}`) && c[3] === '0A').map((c) => c[1] as string);
+}
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'security-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe('HTTP front, no token (DESIGN §11)', () => {
+  let gateway: SpawnedHttp;
+  let host: string;
+  beforeAll(async () => {
+    gateway = await spawnHttp(everythingConfig(), ['--http', '0']);
+    host = new URL(gateway.url).host;
+  });
+  afterAll(async () => {
+    const pid = gateway.child.pid as number;
+    await gateway.stop();
+    expect(await waitFor(() => descendants(pid).length === 0)).toBe(true);
+  });
+
+  it('--http PORT binds to 127.0.0.1 only (§11)', () => {
+    const url = new URL(gateway.url);
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(listeners(Number(url.port))).toEqual([`0100007F:${Number(url.port).toString(16).toUpperCase().padStart(4, '0')}`]);
+  });
+
+  it('a Host header that is not loopback is refused with 403 (DNS rebinding)', async () => {
+    const answer = await rawHttp(gateway.url, { headers: { host: `evil.example:${new URL(gateway.url).port}` }, body: initBody });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body).error.message).toMatch(/Host/);
+  });
+
+  it('a foreign Origin is refused with 403; a localhost Origin is served', async () => {
+    const evil = await rawHttp(gateway.url, { headers: { origin: 'http://evil.example' }, body: initBody });
+    expect(evil.status).toBe(403);
+    expect(JSON.parse(evil.body).error.message).toMatch(/Origin/);
+    const local = await rawHttp(gateway.url, { headers: { host, origin: `http://localhost:${new URL(gateway.url).port}` }, body: initBody });
+    expect(local.status).toBe(200);
+    expect(local.headers['mcp-session-id']).toBeTruthy();
+  });
+
+  it('a body over 4 MiB is refused with 413, by Content-Length or while streaming', async () => {
+    const big = JSON.stringify({ ...initializeRequest(), pad: 'x'.repeat(5 * MiB) });
+    const declared = await rawHttp(gateway.url, { body: big });
+    expect(declared.status).toBe(413);
+    const chunked = await rawHttp(gateway.url, { body: big, chunked: true });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body).error.code).toBe(-32600);
+  });
+
+  it('a body just under the limit is served (oversized arguments reach admission, not a crash)', async () => {
+    const session = await openRawHttp(gateway.url);
+    const message = 'y'.repeat(3 * MiB);
+    const answer = await session.request({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'call_tool', arguments: { name: 'everything__echo', arguments: { message } } } });
+    expect(answer.result?.isError).toBeFalsy();
+    expect(JSON.stringify(answer.result)).toContain(message);
+    expect(await session.remove()).toBe(200);
+  });
+
+  it('a body that is not JSON gets 400 with a -32700 parse error', async () => {
+    const answer = await rawHttp(gateway.url, { body: '{"jsonrpc":"2.0",' });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.any(String) }, id: null });
+  });
+
+  it('an unknown session id gets 404 (MCP spec, session management)', async () => {
+    const answer = await rawHttp(gateway.url, { headers: { 'mcp-session-id': 'no-such-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body).error.code).toBe(-32001);
+  });
+
+  it('DELETE ends the session and its promotions: the old id gets 404, a new session starts unpromoted (§9)', async () => {
+    const first = await connect(gateway.url);
+    const found = await first.client.callTool({ name: 'tool_search', arguments: { query: 'echo back a message', limit: 1 } });
+    const promoted = (found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(promoted).toEqual(['everything__echo']);
+    expect((await first.client.listTools()).tools.map((t) => t.name)).toContain('everything__echo');
+    const oldId = first.transport.sessionId as string;
+    await first.transport.terminateSession();
+    await first.client.close();
+    const stale = await rawHttp(gateway.url, { headers: { 'mcp-session-id': oldId }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(stale.status).toBe(404);
+    const second = await connect(gateway.url);
+    expect((await second.client.listTools()).tools.map((t) => t.name)).not.toContain('everything__echo');
+    await second.client.close();
+  });
+});
+
+describe('bearer token (DESIGN §11)', () => {
+  const token = 's3cret-token-for-tests';
+  const cases: [string, string[], Record<string, string>][] = [
+    ['--token', ['--http', '127.0.0.1:0', '--token', token], {}],
+    ['TOOLSHELF_TOKEN', ['--http', '127.0.0.1:0'], { TOOLSHELF_TOKEN: token }],
+  ];
+  for (const [label, args, env] of cases) {
+    it(`with ${label}: a missing or wrong token gets 401, the right one is served`, async () => {
+      const gateway = await spawnHttp(emptyConfig(), args, env);
+      try {
+        expect((await rawHttp(gateway.url, { body: initBody })).status).toBe(401);
+        expect((await rawHttp(gateway.url, { headers: { authorization: 'Bearer wrong' }, body: initBody })).status).toBe(401);
+        expect((await rawHttp(gateway.url, { headers: { authorization: token }, body: initBody })).status).toBe(401);
+        const { client } = await connect(gateway.url, { authorization: `Bearer ${token}` });
+        expect(await client.listTools()).toEqual({ tools: [] });
+        await client.close();
+      } finally {
+        await gateway.stop();
+      }
+    });
+  }
+});
