@@ -8,6 +8,7 @@ import type { Config } from '../config/types.js';
 import { formatSummary } from '../summary.js';
 import { startToolshelf, StartupError, type Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
+import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type LogLevel, type Logger } from '../trace/log.js';
 import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
 
@@ -69,7 +70,7 @@ export async function runServe(argv: string[]): Promise<number> {
 }
 
 async function serve(config: Config, listen: { host: string; port: number } | undefined, token: string | undefined, tracePath: string | undefined, logger: Logger): Promise<number> {
-  const trace = tracePath ? openJsonlTrace(tracePath) : nullTrace;
+  const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
   let running: Running | undefined;
   let stopRequested = false;
