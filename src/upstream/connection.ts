@@ -7,7 +7,6 @@
  * tests drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
@@ -289,6 +288,8 @@ export class UpstreamConnection {
         closed: client !== this.client,
         ...(retryInMs !== undefined ? { retryInMs } : {}),
       });
+    } finally {
+      capped.dispose();
     }
   }
 
@@ -357,10 +358,9 @@ function remaining(deadline: number): number {
   return Math.max(1, deadline - Date.now());
 }
 
-/** True for a Streamable HTTP connection that holds a session id (a 404 then means the session expired). */
+/** True for a connection whose transport holds a session id (Streamable HTTP): a 404 then means the session expired. */
 function hasSession(client: Client): boolean {
-  const transport = client.transport;
-  return transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
+  return client.transport?.sessionId !== undefined;
 }
 
 function describe(error: unknown, stderrTail: readonly string[]): string {

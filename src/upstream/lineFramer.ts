@@ -61,6 +61,7 @@ export class LineFramer {
     if (part.length === 0) return;
     if (this.dropped) {
       this.dropped.bytes += part.length;
+      if (this.dropped.head.length < OVERSIZE_EDGE_BYTES) this.dropped.head = Buffer.concat([this.dropped.head, part]).subarray(0, OVERSIZE_EDGE_BYTES);
       this.dropped.tail = lastBytes(Buffer.concat([this.dropped.tail, part]));
       return;
     }

@@ -1,0 +1,52 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { classifyFailure, isSessionExpired } from '../../src/upstream/outcome.js';
+
+const call = { timeoutMs: 500, aborted: false, closed: false };
+
+describe('classifyFailure', () => {
+  it('reads the SDK idle timeout as a timeout of the call’s timeoutMs', () => {
+    const error = new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: 500 });
+    expect(classifyFailure(error, call)).toEqual({ kind: 'timeout', ms: 500 });
+  });
+
+  it('reads the total cap as a timeout of the cap', () => {
+    const error = new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: 9000 });
+    expect(classifyFailure(error, call)).toEqual({ kind: 'timeout', ms: 9000 });
+  });
+
+  it('keeps a server’s own -32001 error an upstream error (no timeout data)', () => {
+    const error = new McpError(ErrorCode.RequestTimeout, 'backend timed out');
+    expect(classifyFailure(error, call)).toEqual({ kind: 'upstream_error', code: -32001, message: 'backend timed out' });
+  });
+
+  it('reads a caller abort as cancelled, whatever the error', () => {
+    expect(classifyFailure(new Error('AbortError'), { ...call, aborted: true })).toEqual({ kind: 'cancelled' });
+  });
+
+  it('reads ConnectionClosed as unavailable only when our connection did close, with the retry time', () => {
+    const closed = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    expect(classifyFailure(closed, { ...call, closed: true, retryInMs: 1200 })).toEqual({
+      kind: 'unavailable',
+      reason: 'the connection closed during the call',
+      retryInMs: 1200,
+    });
+    // Regression (issue #2): a server answering {code: -32000, message: 'database is locked'}.
+    const serverError = new McpError(-32000, 'database is locked');
+    expect(classifyFailure(serverError, call)).toEqual({ kind: 'upstream_error', code: -32000, message: 'database is locked' });
+  });
+
+  it('keeps any other error as an upstream error with its message', () => {
+    expect(classifyFailure(new TypeError('fetch failed'), call)).toEqual({ kind: 'upstream_error', message: 'fetch failed' });
+    expect(classifyFailure('odd', call)).toEqual({ kind: 'upstream_error', message: 'odd' });
+  });
+});
+
+describe('isSessionExpired', () => {
+  it('is true for a Streamable HTTP 404 only', () => {
+    expect(isSessionExpired(new StreamableHTTPError(404, 'Session not found'))).toBe(true);
+    expect(isSessionExpired(new StreamableHTTPError(500, 'boom'))).toBe(false);
+    expect(isSessionExpired(new McpError(404, 'not found'))).toBe(false);
+  });
+});
