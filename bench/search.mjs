@@ -86,7 +86,8 @@ function latencyTable() {
     const search = percentiles(searchRuns);
     let level = '';
     const manifest = percentiles(Array.from({ length: 5 }, () => time(() => {
-      level = renderManifest(entries, { tokenBudget: 4000 }).level;
+      const rendered = renderManifest(entries, { tokenBudget: 4000 });
+      level = rendered.listed < size && rendered.level === 'names' ? `names, ${rendered.listed.toLocaleString('en-US')} listed` : rendered.level;
     })));
     lines.push(`| ${size.toLocaleString('en-US')} | ${f3(search.p50)} | ${f3(search.p99)} | ${f3(rebuild.p50)} | ${f3(rebuild.p99)} | ${f3(manifest.p50)} (${level}) |`);
   }

@@ -4,6 +4,14 @@
  * count; leaves which entries are deferred to the catalogue and where the text goes to the gateway.
  * Pure and deterministic: the same entries give the same bytes in every process (prompt caching).
  * Token counts use gpt-tokenizer's o200k_base encoding (pure JS, encodings shipped in the package).
+ *
+ * Decision (big catalogues): DESIGN §6's ladder is kept in its order, but when not every name fits,
+ * the `names` rung lists as many names as the budget allows and ends with "…and N more tools; search
+ * for them." before giving up to the bare count. The names listed are taken round-robin over servers
+ * (every family is named before any is named twice), then printed sorted like every other rung.
+ * Why: the manifest exists because the model cannot search for what it does not know exists; at
+ * 1,000 tools and 4,000 tokens a bare count tells it nothing, while ~400 names from every server tell
+ * it which families and verbs are on the shelf. Still deterministic (same catalogue, same bytes).
  * Source: DESIGN §6; issue 4 (Claude Code cuts descriptions at 2,048 characters).
  */
 import { isWithinTokenLimit, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
@@ -24,6 +32,8 @@ export interface ManifestOptions {
 export interface Manifest {
   readonly text: string;
   readonly level: ManifestLevel;
+  /** How many tools the text names: all of them above `count`, fewer on a partial `names` rung, 0 at `count`. */
+  readonly listed: number;
   /** o200k_base tokens of `text`. */
   readonly tokens: number;
   /** Tools whose first sentence alone exceeded the entry's character budget (clipped at a word). */
@@ -111,6 +121,49 @@ function* candidates(sorted: readonly EntryText[]): Generator<Candidate> {
   yield { level: 'names', text: sorted.map((entry) => entry.name).join('\n'), warnings: [] };
 }
 
+function byCodeUnit(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Qualified names round-robin over servers (sorted by key), each server's in name order. */
+function roundRobin(sorted: readonly CatalogEntry[]): string[] {
+  const byServer = new Map<string, string[]>();
+  for (const entry of sorted) {
+    const names = byServer.get(entry.server) ?? [];
+    names.push(entry.qualifiedName);
+    byServer.set(entry.server, names);
+  }
+  const queues = [...byServer.keys()].sort(byCodeUnit).map((server) => byServer.get(server) ?? []);
+  const order: string[] = [];
+  for (let round = 0; order.length < sorted.length; round += 1) {
+    for (const queue of queues) if (round < queue.length) order.push(queue[round]!);
+  }
+  return order;
+}
+
+/** The first `count` names of `priority`, sorted, then how many are left out. */
+function partialNames(priority: readonly string[], count: number): string {
+  const listed = priority.slice(0, count).sort(byCodeUnit);
+  return `${listed.join('\n')}\n…and ${priority.length - count} more tools; search for them.`;
+}
+
+/**
+ * The partial `names` rung: the most names (by binary search on the count) that fit with the
+ * "…and N more" line; undefined when not even one does. Each listed name costs at least one
+ * token and two characters, which bounds the search.
+ */
+function fitPartialNames(sorted: readonly CatalogEntry[], options: ManifestOptions, prefix: string): (Candidate & { listed: number }) | undefined {
+  const priority = roundRobin(sorted);
+  let low = 0;
+  let high = Math.min(priority.length - 1, Math.floor(options.tokenBudget), Math.floor((options.maxChars ?? Infinity) / 2));
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(prefix + partialNames(priority, middle), options)) low = middle;
+    else high = middle - 1;
+  }
+  return low === 0 ? undefined : { level: 'names', text: partialNames(priority, low), warnings: [], listed: low };
+}
+
 function fits(whole: string, options: ManifestOptions): boolean {
   if (options.maxChars !== undefined && whole.length > options.maxChars) return false;
   const budget = Number.isFinite(options.tokenBudget) ? Math.floor(options.tokenBudget) : 0;
@@ -118,24 +171,28 @@ function fits(whole: string, options: ManifestOptions): boolean {
 }
 
 function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions, prefix: string): Manifest {
-  const sorted = [...entries].sort((x, y) => (x.qualifiedName < y.qualifiedName ? -1 : x.qualifiedName > y.qualifiedName ? 1 : 0));
+  const sorted = [...entries].sort((x, y) => byCodeUnit(x.qualifiedName, y.qualifiedName));
   // Each line costs at least one token (o200k splits at newlines), so more entries than budget
-  // tokens can only be a count; and when the names alone do not fit, no richer rung can.
-  const texts = sorted.length <= options.tokenBudget ? sorted.map(entryText) : undefined;
-  if (texts !== undefined && fits(prefix + texts.map((entry) => entry.name).join('\n'), options)) {
-    for (const candidate of candidates(texts)) {
-      if (fits(prefix + candidate.text, options)) return { ...candidate, tokens: countTokens(candidate.text) };
+  // tokens cannot all be named; and when the names alone do not fit, no richer rung can.
+  const allNames = sorted.length <= options.tokenBudget && fits(prefix + sorted.map((entry) => entry.qualifiedName).join('\n'), options);
+  if (allNames) {
+    for (const candidate of candidates(sorted.map(entryText))) {
+      if (fits(prefix + candidate.text, options)) return { ...candidate, listed: sorted.length, tokens: countTokens(candidate.text) };
     }
   }
+  const partial = fitPartialNames(sorted, options, prefix);
+  if (partial !== undefined) return { ...partial, tokens: countTokens(partial.text) };
   const text = `${sorted.length} more tools are available; search for them.`;
-  return { text, level: 'count', tokens: countTokens(text), warnings: [] };
+  return { text, level: 'count', listed: 0, tokens: countTokens(text), warnings: [] };
 }
 
 /**
  * Renders the manifest of `entries` within `options.tokenBudget` tokens (and `maxChars`), taking
  * the first ladder rung that fits: full entries (descriptions packed to 400, 240, 160, then 100
- * characters) → `name: first sentence (≤ 60 chars)` → names → a bare count, which is returned even
- * when it does not fit. Entries are sorted by qualified name (code-unit order). Never throws.
+ * characters) → `name: first sentence (≤ 60 chars)` → every name → as many names as fit (taken
+ * round-robin over servers) and `…and N more tools; search for them.` → a bare count, which is
+ * returned even when it does not fit. Lines are sorted by qualified name (code-unit order).
+ * Never throws.
  */
 export function renderManifest(entries: readonly CatalogEntry[], options: ManifestOptions): Manifest {
   return fitManifest(entries, options, '');

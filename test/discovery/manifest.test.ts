@@ -68,7 +68,8 @@ describe('degradation ladder (DESIGN §6)', () => {
     [2000, 'full'],
     [800, 'short'],
     [400, 'names'],
-    [100, 'count'],
+    [100, 'names'],
+    [10, 'count'],
   ] as const)('budget %i tokens → %s', (budget, level) => {
     const manifest = renderManifest(many, { tokenBudget: budget });
     expect(manifest.level).toBe(level);
@@ -80,6 +81,28 @@ describe('degradation ladder (DESIGN §6)', () => {
     const { text, level } = renderManifest(many, { tokenBudget: 800 });
     expect(level).toBe('short');
     for (const line of text.split('\n')) expect(line.slice(line.indexOf(': ') + 2).length).toBeLessThanOrEqual(60);
+  });
+
+  it('when not every name fits, names as many as fit and says how many more there are', () => {
+    const manifest = renderManifest(many, { tokenBudget: 100 });
+    const lines = manifest.text.split('\n');
+    const names = lines.slice(0, -1);
+    expect(manifest.listed).toBe(names.length);
+    expect(names.length).toBeGreaterThan(5);
+    expect(names.length).toBeLessThan(40);
+    expect(names).toEqual([...names].sort());
+    expect(lines.at(-1)).toBe(`…and ${40 - names.length} more tools; search for them.`);
+    expect(manifest.tokens).toBeLessThanOrEqual(100);
+    expect(renderManifest(many, { tokenBudget: 101 }).listed).toBeGreaterThanOrEqual(names.length);
+  });
+
+  it('a partial name list takes servers round-robin: every server is named before any is named twice', () => {
+    const big = Array.from({ length: 60 }, (_, i) => entry('big', `tool_${String(i).padStart(2, '0')}`, 'Does a thing.'));
+    const tiny = ['alpha', 'beta'].map((server) => entry(server, 'only_tool', 'Does one thing.'));
+    const manifest = renderManifest([...big, ...tiny], { tokenBudget: 60 });
+    expect(manifest.level).toBe('names');
+    expect(manifest.text).toContain('alpha__only_tool\nbeta__only_tool\nbig__tool_00\n');
+    expect(manifest.text).toMatch(/…and \d+ more tools; search for them\.$/);
   });
 
   it('the bare count names how many tools are on the shelf', () => {
@@ -150,5 +173,17 @@ describe.skipIf(SHARED_ABSENT)(`manifest on real catalogues (${SKIP_MESSAGE})`, 
   it.each([4000, 2000, 800])('fits the %i-token budget on 800 real tools', (budget) => {
     const manifest = renderManifest(entries, { tokenBudget: budget });
     if (manifest.level !== 'count') expect(manifest.tokens).toBeLessThanOrEqual(budget);
+  });
+
+  it('names every server of 800 real tools within 4,000 tokens, and within 2,048 characters for Claude Code', () => {
+    const servers = new Set(entries.map((item) => item.server));
+    for (const options of [{ tokenBudget: 4000 }, { tokenBudget: 4000, maxChars: 2048 }]) {
+      const described = describeToolSearch(entries, options);
+      expect(described.level).toBe('names');
+      expect(described.tokens).toBeLessThanOrEqual(4000);
+      if (options.maxChars) expect(described.text.length).toBeLessThanOrEqual(options.maxChars);
+      for (const server of servers) expect(described.text).toContain(`\n${server}__`);
+      expect(described.text).toMatch(new RegExp(`…and ${entries.length - described.listed} more tools; search for them\\.$`));
+    }
   });
 });
