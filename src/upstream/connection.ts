@@ -295,8 +295,9 @@ export class UpstreamConnection {
 
   /** Replaces a remote connection whose session the server forgot; concurrent callers share one reconnection. */
   private renewSession(expired: Client): Promise<Client | undefined> {
+    if (this.renewing) return this.renewing;
     if (this.client !== expired) return Promise.resolve(this.status === 'ready' ? this.client : undefined);
-    this.renewing ??= (async () => {
+    this.renewing = (async () => {
       this.options.logger.info(`upstream "${this.key}": session expired; reconnecting`);
       this.endClient();
       const before = JSON.stringify(this.tools);
