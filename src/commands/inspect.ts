@@ -13,6 +13,7 @@ import { estimateTokens, textBytes } from '../schema/measure.js';
 import type { StartSummary } from '../summary.js';
 import { openShelf, StartupError, type OpenShelf } from '../toolshelf.js';
 import { createLogger } from '../trace/log.js';
+import type { UpstreamSummary } from '../upstream/pool.js';
 import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
 
 const USAGE = `Usage: toolshelf inspect [--config FILE] [--json]
@@ -40,7 +41,7 @@ export interface InspectedTool {
 /** One upstream: its connection state, counts by exposure (hidden included) and its tools. */
 export interface InspectedServer {
   readonly key: string;
-  readonly status: string;
+  readonly status: UpstreamSummary['status'];
   readonly error?: string;
   readonly direct: number;
   readonly deferred: number;
@@ -72,7 +73,7 @@ export interface InspectReport {
   readonly manifest: { readonly text: string; readonly bytes: number; readonly tokens: number } | null;
 }
 
-/** Runs `inspect`; returns the exit code (0 ok, 1 start-up refused, 2 bad flags or config). */
+/** Runs `inspect`; returns the exit code (0 ok, 1 start-up refused, 2 bad flags or config); exits 130 on a signal. */
 export async function runInspect(argv: string[]): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
   let values: { config: string; json: boolean; help?: boolean };
@@ -89,6 +90,23 @@ export async function runInspect(argv: string[]): Promise<number> {
   if (values.help) return err(`${USAGE}\n`), EXIT_OK;
   const config = loadOrReport(values.config, err);
   if (!config) return EXIT_USAGE;
+  // A signal ends inspect at once; openShelf's exit hook then kills every upstream process group,
+  // which a terminal's Ctrl-C does not reach (they run in groups of their own; DESIGN §11).
+  const onSignal = (): void => process.exit(EXIT_INTERRUPTED);
+  for (const signal of SIGNALS) process.once(signal, onSignal);
+  try {
+    return await inspect(config, values.json, err);
+  } finally {
+    for (const signal of SIGNALS) process.removeListener(signal, onSignal);
+  }
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** 128 + SIGINT, the shell convention for a run cut short. */
+const EXIT_INTERRUPTED = 130;
+
+/** Opens the shelf, prints the report, and ends every upstream whatever happens. */
+async function inspect(config: Config, json: boolean, err: (text: string) => void): Promise<number> {
   let opened: OpenShelf;
   try {
     // warn: upstream chatter (logged at debug) and start-up info stay out of the report.
@@ -99,7 +117,7 @@ export async function runInspect(argv: string[]): Promise<number> {
   }
   try {
     const report = inspectReport(config, opened);
-    await print(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    await print(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   } finally {
     await opened.close();
   }
@@ -107,7 +125,7 @@ export async function runInspect(argv: string[]): Promise<number> {
 }
 
 /** Builds the report from an open shelf. Pure apart from reading the shelf's current snapshot. */
-export function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summary'>): InspectReport {
+function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summary'>): InspectReport {
   const shelf = opened.current();
   const summary: StartSummary = opened.summary();
   const { catalogue } = shelf;
@@ -165,7 +183,7 @@ function inspectTool(entry: CatalogEntry): InspectedTool {
 }
 
 /** The report as markdown-style tables: one per server, then totals, over-budget tools and the manifest. */
-export function formatReport(report: InspectReport): string {
+function formatReport(report: InspectReport): string {
   const lines: string[] = [];
   for (const server of report.servers) lines.push(...serverTable(server), '');
   const { totals } = report;

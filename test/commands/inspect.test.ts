@@ -123,6 +123,19 @@ describe('toolshelf inspect', () => {
     expect(report.overBudget.every((o) => o.projectedBytes > 100)).toBe(true);
   });
 
+  it('a signal during start-up ends inspect and every upstream it started (§11)', async () => {
+    const hang = writeConfig({ mcpServers: { hang: { command: 'node', args: ['-e', 'setInterval(() => {}, 1000)'] } } });
+    const child = spawn(process.execPath, [cliPath, 'inspect', '--config', hang], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    expect(await waitFor(() => descendants(child.pid as number).length > 0, 10_000)).toBe(true);
+    const tree = descendants(child.pid as number);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect(await waitFor(() => tree.every((p) => !alive(p)), 5000)).toBe(true);
+  });
+
   it('a bad config exits 2 with the problem on stderr and nothing on stdout', async () => {
     const run = await inspect(['--config', writeConfig({ mcpServers: { x: { command: 42 } } }), '--json']);
     expect(run.code).toBe(2);
