@@ -1,9 +1,18 @@
 /**
  * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (DESIGN §11).
- * The SDK's stdio server transport ignores stdin end, so end and close are watched here (issue #2).
+ * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), drops
+ * lines it cannot parse without a word (answered here with -32700 / -32600), and closes for good on
+ * one line over its buffer (so such lines are cut out before it and answered with -32600).
+ * Source: MCP spec, Transports › stdio; JSON-RPC 2.0 §5.1 (error codes).
  */
+import { Transform, type TransformCallback } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewaySession } from './session.js';
+
+/** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
+export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 /** Connects `session` to this process's stdio; `onEnd` runs once when the client goes away. */
 export async function serveStdio(session: GatewaySession, onEnd: () => void): Promise<void> {
@@ -15,7 +24,66 @@ export async function serveStdio(session: GatewaySession, onEnd: () => void): Pr
   };
   process.stdin.once('end', end);
   process.stdin.once('close', end);
-  const transport = new StdioServerTransport();
+  const lines = new LineLimit(MAX_LINE_BYTES, () => void answer(ErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`));
+  const transport = new StdioServerTransport(lines, process.stdout);
+  const answer = (code: number, message: string): Promise<void> => transport.send(errorReply(code, message));
   transport.onclose = end;
+  transport.onerror = (error) => {
+    if (error instanceof SyntaxError) void answer(ErrorCode.ParseError, 'Parse error: line is not JSON');
+    else if (error.name === 'ZodError') void answer(ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
+  };
+  process.stdin.pipe(lines);
   await session.connect(transport);
+}
+
+/**
+ * A JSON-RPC error response with id null, as JSON-RPC 2.0 §5 requires when the request's id cannot
+ * be read. The SDK types the id as optional rather than nullable, hence the cast.
+ */
+function errorReply(code: number, message: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage;
+}
+
+/**
+ * Passes stdin through line by line (bytes, `\n`-terminated), dropping any line longer than
+ * `maxLineBytes` and calling `onOversized` once for it.
+ */
+class LineLimit extends Transform {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private oversized = false;
+
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly onOversized: () => void,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      this.collect(chunk.subarray(start, newline + 1));
+      this.endLine();
+      start = newline + 1;
+    }
+    if (start < chunk.length) this.collect(chunk.subarray(start));
+    done();
+  }
+
+  private collect(piece: Buffer): void {
+    this.size += piece.length;
+    if (this.oversized) return;
+    if (this.size <= this.maxLineBytes) return void this.parts.push(piece);
+    this.oversized = true;
+    this.parts = [];
+  }
+
+  private endLine(): void {
+    if (this.oversized) this.onOversized();
+    else this.push(Buffer.concat(this.parts));
+    this.parts = [];
+    this.size = 0;
+    this.oversized = false;
+  }
 }

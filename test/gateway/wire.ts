@@ -33,6 +33,8 @@ export interface RawStdio {
   write(line: string): void;
   /** Sends `message` and resolves with the response carrying its id (rejects after `ms`). */
   request(message: Message, ms?: number): Promise<Message>;
+  /** Writes `line` and resolves with the first message received after it. */
+  reply(line: string, ms?: number): Promise<Message>;
   /** Resolves with the next message matching `test` (already received ones included). */
   next(test: (m: Message) => boolean, ms?: number): Promise<Message>;
   /** Sends `initialize` and `notifications/initialized`. */
@@ -78,6 +80,12 @@ export function startRawStdio(configPath: string, args: string[] = []): RawStdio
     write(JSON.stringify(message));
     return answer;
   };
+  const reply = (line: string, ms?: number): Promise<Message> => {
+    const before = received.length;
+    const answer = next((m) => received.indexOf(m) >= before, ms);
+    write(line);
+    return answer;
+  };
   return {
     child,
     pid: child.pid as number,
@@ -86,6 +94,7 @@ export function startRawStdio(configPath: string, args: string[] = []): RawStdio
     junk,
     write,
     request,
+    reply,
     next,
     async initialize() {
       const answer = await request(initializeRequest('init'));
