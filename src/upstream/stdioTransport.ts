@@ -95,8 +95,12 @@ export class ChildStdioTransport implements Transport {
       return;
     }
     const data = message.data;
-    if (!('method' in data) && 'id' in data && data.id !== undefined) this.pending.delete(data.id);
-    this.onmessage?.(data);
+    if ('method' in data) return this.onmessage?.(data);
+    if (data.id !== undefined) this.pending.delete(data.id);
+    // The SDK handles notifications a microtask late but responses at once, dropping the progress
+    // handler with the response: a final progress read in the same chunk as its response would be
+    // lost. Delivering responses a microtask later keeps the server's order.
+    queueMicrotask(() => this.onmessage?.(data));
   }
 
   /**

@@ -1,0 +1,114 @@
+/**
+ * Per-call limits through the built CLI with a real SDK Client: upstream progress reaches the client
+ * under its own progress token and keeps a call alive past the idle timeout; a hung upstream costs
+ * the caller only the server's `timeoutMs` while other upstreams keep answering; a client's
+ * cancellation (signal or its own timeout) reaches the upstream as `notifications/cancelled`.
+ * Source: issue #5 item 2; MCP spec, Utilities › Progress and › Cancellation.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, startStdio, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
+import { closeAndExpectNoOrphans, expectChildren, structuredOf } from '../upstream/e2eHelpers.js';
+
+type Cancellations = { cancelled: { requestId: number; reason?: string }[]; hangs: number[] };
+
+describe('timeouts, progress and cancellation', () => {
+  let gw: Connected;
+  beforeAll(async () => {
+    const path = writeConfig({
+      mcpServers: {
+        slowpoke: { command: 'node', args: [fixture('progress.mjs')], timeoutMs: 1000, exposure: 'direct' },
+        counter: { command: 'node', args: [fixture('counter.mjs')], exposure: 'direct' },
+      },
+    });
+    gw = await startStdio(path);
+  });
+  afterAll(() => closeAndExpectNoOrphans(gw));
+
+  const cancellations = async (): Promise<Cancellations> =>
+    structuredOf<Cancellations>(await gw.client.callTool({ name: 'slowpoke__cancellations', arguments: {} }));
+
+  /** Waits until the upstream saw a cancellation for its latest hang call. */
+  async function latestHangCancelled(): Promise<boolean> {
+    let seen = false;
+    for (let i = 0; i < 30 && !seen; i++) {
+      const { cancelled, hangs } = await cancellations();
+      seen = hangs.length > 0 && cancelled.some((c) => c.requestId === hangs.at(-1));
+      if (!seen) await new Promise((r) => setTimeout(r, 100));
+    }
+    return seen;
+  }
+
+  it('forwards upstream progress under the client’s token, in order before the result, and progress resets the 1 s timeout', async () => {
+    const wire: JSONRPCMessage[] = [];
+    const transport = gw.client.transport as Transport;
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      wire.push(message);
+      deliver?.(message, extra);
+    };
+    const updates: unknown[] = [];
+    const started = Date.now();
+    const result = await gw.client.callTool({ name: 'slowpoke__ticks', arguments: { count: 5, everyMs: 400 } }, undefined, {
+      onprogress: (p) => void updates.push(p),
+      timeout: 10_000,
+    });
+    transport.onmessage = deliver;
+    expect(Date.now() - started).toBeGreaterThan(1900);
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('ticked 5 times');
+    const isProgress = (m: JSONRPCMessage): boolean => 'method' in m && m.method === 'notifications/progress';
+    const progress = wire.filter(isProgress).map((m) => (m as { params: { progressToken: unknown } }).params);
+    const token = progress[0]?.progressToken;
+    expect(progress).toEqual([1, 2, 3, 4, 5].map((i) => ({ progressToken: token, progress: i, total: 5, message: `tick ${i}` })));
+    expect(wire.findIndex((m) => 'result' in m)).toBeGreaterThan(wire.findLastIndex(isProgress));
+    // The SDK Client itself drops a final progress read in the same chunk as the result.
+    expect(updates.length).toBeGreaterThanOrEqual(4);
+    expect(updates.slice(0, 4)).toEqual([1, 2, 3, 4].map((i) => ({ progress: i, total: 5, message: `tick ${i}` })));
+  });
+
+  it('lets upstream progress keep a call alive even when the client asked for none', async () => {
+    const result = await gw.client.callTool({ name: 'slowpoke__ticks', arguments: { count: 4, everyMs: 400 } });
+    expect(textOf(result)).toBe('ticked 4 times');
+  });
+
+  it('costs the caller of a hung upstream only its timeout; other upstreams answer meanwhile; the upstream is told to cancel', async () => {
+    const started = Date.now();
+    const hung = gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }).then((r) => ({ result: r, ms: Date.now() - started }));
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = Date.now();
+      const answer = await gw.client.callTool({ name: 'counter__set_mode', arguments: { mode: 'eco' } });
+      latencies.push(Date.now() - t);
+      expect(textOf(answer)).toBe('mode=eco');
+    }
+    expect(Math.max(...latencies)).toBeLessThan(500);
+    const { result, ms } = await hung;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe('upstream server "slowpoke" (tool "hang") did not answer within 1000 ms; the call was cancelled.');
+    expect(ms).toBeGreaterThanOrEqual(950);
+    expect(ms).toBeLessThan(2500);
+    expect(await latestHangCancelled()).toBe(true);
+    await expectChildren(gw, 2);
+  });
+
+  it('passes a client’s cancellation (AbortSignal) on to the upstream', async () => {
+    const controller = new AbortController();
+    const call = gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort('user pressed stop'), 200);
+    await expect(call).rejects.toThrow();
+    expect(await latestHangCancelled()).toBe(true);
+    await expectChildren(gw, 2);
+  });
+
+  it('passes a client’s own request timeout on to the upstream as a cancellation', async () => {
+    const started = Date.now();
+    await expect(gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { timeout: 300 })).rejects.toThrow(/timed out/i);
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(await latestHangCancelled()).toBe(true);
+    const { cancelled } = await cancellations();
+    expect(cancelled).toHaveLength(3);
+    await expectChildren(gw, 2);
+  });
+});
