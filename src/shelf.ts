@@ -6,7 +6,8 @@
 import { buildCatalogue, type Catalogue } from './catalog/build.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
-import type { UpstreamTool } from './catalog/types.js';
+import type { CatalogEntry, UpstreamTool } from './catalog/types.js';
+import { jsonBytes } from './schema/measure.js';
 import type { HostRanker } from './discovery/hostRanker.js';
 import { rankerCatalogueOf } from './discovery/hostRanker.js';
 import { describeToolSearch } from './discovery/manifest.js';
@@ -42,7 +43,8 @@ export function buildShelf(
     timeoutMs: config.discovery.rankerTimeoutMs,
   };
   const manifests = new Map<number | undefined, string>();
-  const first = describeToolSearch(catalogue.deferred, { tokenBudget: config.discovery.manifestTokenBudget });
+  const tokenBudget = manifestBudget(config.discovery.manifestTokenBudget, catalogue.deferred);
+  const first = describeToolSearch(catalogue.deferred, { tokenBudget });
   manifests.set(undefined, first.text);
   return {
     catalogue,
@@ -51,12 +53,40 @@ export function buildShelf(
     searchDescription(maxChars) {
       let text = manifests.get(maxChars);
       if (text === undefined) {
-        text = describeToolSearch(catalogue.deferred, { tokenBudget: config.discovery.manifestTokenBudget, maxChars }).text;
+        text = describeToolSearch(catalogue.deferred, { tokenBudget, maxChars }).text;
         manifests.set(maxChars, text);
       }
       return text;
     },
   };
+}
+
+/**
+ * Largest share of the replaced declarations the manifest may cost. DESIGN §13 asks the first
+ * tools/list to be at least 90% smaller than all-direct, so the index of what was left out may take
+ * about a tenth of its size; DESIGN §6's token budget stays the upper bound.
+ */
+export const MANIFEST_SHARE = 0.1;
+/** Below this many tokens the share rule does not shrink the manifest: small catalogues keep full entries. */
+export const MANIFEST_FLOOR_TOKENS = 1000;
+/**
+ * UTF-8 bytes per o200k token of JSON tool declarations, measured on the shared catalogues
+ * (github 113,543 B → 25,105 tokens = 4.52; livemcpbench 372,963 B → 87,641 = 4.26).
+ */
+const JSON_BYTES_PER_TOKEN = 4.5;
+
+/**
+ * The manifest's token budget: the configured one (default 4,000), lowered to
+ * {@link MANIFEST_SHARE} of the tokens the deferred tools would cost if advertised directly, but
+ * never below {@link MANIFEST_FLOOR_TOKENS}. Pure. Units: tokens (o200k).
+ */
+export function manifestBudget(configured: number, deferred: readonly CatalogEntry[]): number {
+  let replacedBytes = 0;
+  for (const entry of deferred) {
+    replacedBytes += jsonBytes({ name: entry.qualifiedName, description: entry.tool.description ?? '', inputSchema: entry.tool.inputSchema });
+  }
+  const share = Math.floor((MANIFEST_SHARE * replacedBytes) / JSON_BYTES_PER_TOKEN);
+  return Math.min(configured, Math.max(MANIFEST_FLOOR_TOKENS, share));
 }
 
 /** Logs manifest warnings once per tool name. */
