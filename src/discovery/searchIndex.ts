@@ -8,14 +8,16 @@
 import MiniSearch from 'minisearch';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { RankingSettings } from '../config/types.js';
+import { nameAliases } from './synonyms.js';
 import { tokenize } from './tokenize.js';
 
 /** Indexed fields. Boost keys in `RankingSettings.boosts` use these names. */
-export type SearchField = 'name' | 'server' | 'description' | 'params' | 'keywords';
+export type SearchField = 'name' | 'aliases' | 'server' | 'description' | 'params' | 'keywords';
 
 /**
  * Default field boosts. `name` is the upstream tool name split into words (the qualified name is
- * matched exactly, before BM25); `params` is top-level property names and their descriptions.
+ * matched exactly, before BM25); `aliases` is the synonyms of the name's words (`synonyms.ts`),
+ * boosted like the name they stand for; `params` is top-level property names and their descriptions.
  *
  * Tuning notes (shared/data/retrieval dev sets; Recall@5 / nDCG@10, livemcpbench 43 queries |
  * metatool 2,115 single-tool queries; cumulative, each row adds one change):
@@ -24,14 +26,23 @@ export type SearchField = 'name' | 'server' | 'description' | 'params' | 'keywor
  *   + light stemming ........................... 0.435 / 0.404 | 0.639 / 0.563
  *   + boosts name 2, server 3, params 0.5 ...... 0.449 / 0.414 | 0.638 / 0.566
  *   + prefix match for terms ≥ 5 chars ......... 0.443 / 0.420 | 0.644 / 0.571
+ *   + name synonyms (`aliases`, boost 2) ....... 0.498 / 0.453 | 0.648 / 0.575
+ *   + name-words match first ................... 0.498 / 0.453 | 0.648 / 0.575 (long queries never
+ *     equal a name; it serves the model's short queries: `read file` → read_file, not read_multiple_files)
  * Plain BM25 on the same text: 0.331 / 0.342 | 0.457 / 0.405. Grids over name 1–5, server 0.75–6,
  * params 0.25–1, k1 0.9–2, b 0.3–0.9, d 0–1 moved no metric by more than ±0.01 on metatool (one
- * livemcpbench query is 0.023), so the plain defaults stay. Tried and rejected: fuzzy matching
- * (+0.002, slower), pseudo-relevance feedback (−0.01 to −0.07), splitting multi-step queries into
- * clauses (−0.01), same-server diversity (−0.08 live), same-server score sharing (±0.01, noise).
+ * livemcpbench query is 0.023), so the plain defaults stay. The `aliases` boost at 0.5 / 1 / 2 / 3:
+ * livemcpbench Recall@5 0.470 / 0.470 / 0.498 / 0.486, metatool 0.647 / 0.648 / 0.648 / 0.647; 2 is
+ * also the name's own boost. Tried and rejected: fuzzy matching (+0.002, slower), pseudo-relevance
+ * feedback (−0.01 to −0.07), splitting multi-step queries into clauses (−0.01), same-server
+ * diversity (−0.08 live), same-server score sharing (±0.01, noise), a first-sentence field (boost
+ * 0.5–2: nDCG −0.00 to −0.07), synonyms of description words too (at boost 0.5: live Recall@5
+ * −0.007, metatool +0.001 against name-only: no gain for a bigger index), scaling scores by the share
+ * of the name's words in the query (live nDCG −0.01 to −0.02, metatool multi +0.01 to +0.03: mixed).
  */
 export const DEFAULT_BOOSTS: Readonly<Record<SearchField, number>> = {
   name: 2,
+  aliases: 2,
   server: 3,
   description: 1,
   params: 0.5,
@@ -63,13 +74,14 @@ export interface SearchIndex {
 interface IndexedDoc {
   readonly id: number;
   readonly name: string;
+  readonly aliases: string;
   readonly server: string;
   readonly description: string;
   readonly params: string;
   readonly keywords: string;
 }
 
-const FIELDS: readonly SearchField[] = ['name', 'server', 'description', 'params', 'keywords'];
+const FIELDS: readonly SearchField[] = ['name', 'aliases', 'server', 'description', 'params', 'keywords'];
 
 /**
  * Builds the index over `entries` (the caller passes only deferred ones). `settings.boosts` are
@@ -83,15 +95,21 @@ export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: Ra
   const names = snapshot.map((entry) => entry.qualifiedName);
   const boosts = boostsFrom(settings);
   const bm25 = bm25From(settings);
-  let mini: MiniSearch<IndexedDoc> | undefined;
+  let lookup: Lookup | undefined;
   // Built on first search: a catalogue replaced before anyone searches it costs nothing.
-  const index = (): MiniSearch<IndexedDoc> => (mini ??= createMiniSearch(snapshot, boosts, bm25));
+  const built = (): Lookup => (lookup ??= { mini: createMiniSearch(snapshot, boosts, bm25), byWords: nameWordsTable(snapshot) });
   const exact = exactNameTable(snapshot);
   return {
     size: snapshot.length,
-    search: (query, limit) => searchIndex(index(), names, exact, query, limit),
+    search: (query, limit) => searchIndex(built(), names, exact, query, limit),
     exactMatches: (query) => (exact.get(normaliseName(String(query))) ?? []).map((id) => names[id]!),
   };
+}
+
+/** What the first search builds: the BM25 index and the name-words table. */
+interface Lookup {
+  readonly mini: MiniSearch<IndexedDoc>;
+  readonly byWords: ReadonlyMap<string, readonly number[]>;
 }
 
 function createMiniSearch(
@@ -116,8 +134,12 @@ function createMiniSearch(
   return mini;
 }
 
+/**
+ * Exact names first, then tools whose name words are exactly the query's (`read file`, `Read a
+ * file` → `read_file`, in BM25 order), then the rest by BM25.
+ */
 function searchIndex(
-  mini: MiniSearch<IndexedDoc>,
+  lookup: Lookup,
   names: readonly string[],
   exact: ReadonlyMap<string, readonly number[]>,
   query: string,
@@ -125,9 +147,11 @@ function searchIndex(
 ): SearchHit[] {
   const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
   if (max === 0 || typeof query !== 'string') return [];
-  const results = mini.search(query);
-  const first = exact.get(normaliseName(query)) ?? [];
+  const results = lookup.mini.search(query);
   const top = results[0]?.score ?? 0;
+  const named = lookup.byWords.get(wordsKey(query)) ?? [];
+  const first = [...(exact.get(normaliseName(query)) ?? [])];
+  for (const result of results) if (named.includes(result.id as number) && !first.includes(result.id as number)) first.push(result.id as number);
   const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1 }));
   for (const result of results) {
     if (hits.length >= max) break;
@@ -142,6 +166,7 @@ function toDoc(entry: CatalogEntry, id: number): IndexedDoc {
   return {
     id,
     name: entry.upstreamName,
+    aliases: nameAliases(entry.upstreamName),
     server: entry.server,
     description,
     params: propertyText(entry.tool.inputSchema),
@@ -167,6 +192,25 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Lower-cased name with surrounding whitespace, quotes and backticks removed. */
 function normaliseName(text: string): string {
   return text.trim().replace(/^["'`]+|["'`]+$/g, '').toLowerCase();
+}
+
+/** A name's or query's search terms as one key: `read_file`, `readFile`, `Read a file` → `read file`. */
+function wordsKey(text: string): string {
+  return tokenize(text).join(' ');
+}
+
+/** Name-words key of each upstream and qualified name → entry ids (empty keys left out). */
+function nameWordsTable(entries: readonly CatalogEntry[]): Map<string, number[]> {
+  const table = new Map<string, number[]>();
+  entries.forEach((entry, id) => {
+    for (const key of new Set([wordsKey(entry.upstreamName), wordsKey(entry.qualifiedName)])) {
+      if (key === '') continue;
+      const ids = table.get(key) ?? [];
+      ids.push(id);
+      table.set(key, ids);
+    }
+  });
+  return table;
 }
 
 function exactNameTable(entries: readonly CatalogEntry[]): Map<string, number[]> {

@@ -34,6 +34,32 @@ describe('search index (DESIGN §8)', () => {
     expect(index.exactMatches('read_text_file')).toEqual(['files__read_text_file']);
   });
 
+  it('a query made of exactly a tool name\'s words puts that tool first, in any spelling', () => {
+    const index = buildSearchIndex([
+      entry('files', 'read_multiple_files', 'Read the contents of multiple files. Reading files one by one is slower; each file is read.'),
+      entry('files', 'read_file', 'Read a file.'),
+      entry('browser', 'takeScreenshot', 'Capture an image of the current page.'),
+    ]);
+    for (const query of ['read file', 'Read a file', 'read-file', 'readFile', 'files read file']) {
+      expect(index.search(query, 2)[0]?.name, query).toBe('files__read_file');
+    }
+    expect(index.search('take a screenshot', 1)[0]?.name).toBe('browser__takeScreenshot');
+    expect(index.exactMatches('read file')).toEqual([]);
+  });
+
+  it('finds a tool by synonyms of its name words: the model\'s words, not the author\'s', () => {
+    const index = buildSearchIndex([
+      entry('files', 'write_file', 'Write text to a path.'),
+      entry('files', 'create_directory', 'Create a directory.'),
+      entry('files', 'read_text_file', 'Read text from a path.'),
+      entry('gh', 'delete_issue', 'Delete an issue.'),
+      entry('gh', 'list_issues', 'List issues.'),
+    ]);
+    expect(index.search('save some text', 1)[0]?.name).toBe('files__write_file');
+    expect(index.search('make a new folder', 1)[0]?.name).toBe('files__create_directory');
+    expect(index.search('remove an issue', 1)[0]?.name).toBe('gh__delete_issue');
+  });
+
   it('searches parameter names, enum-free descriptions, server keys and keywords', () => {
     const index = buildSearchIndex(files);
     expect(index.search('irs', 1)[0]?.name).toBe('tax__submit');
