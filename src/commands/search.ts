@@ -18,6 +18,7 @@ import { openShelf, StartupError, type OpenShelf } from '../toolshelf.js';
 import { createLogger } from '../trace/log.js';
 import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
 
+/** The command's help text (printed with `--help`, and after a usage error on stderr). */
 export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json]
 
 Runs tool_search as the model would, over the upstreams in the config, and prints what it returns.

@@ -135,6 +135,22 @@ describe('toolshelf search', () => {
     expect(run.seen.size).toBe(0);
   });
 
+  it('a SIGTERM during start-up exits 143 and ends every upstream already started (§11)', async () => {
+    const child = spawn(process.execPath, [cliPath, 'search', 'file', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    const seen = new Set<number>();
+    const started = await waitFor(() => {
+      descendants(child.pid as number).forEach((pid) => seen.add(pid));
+      return seen.size >= 1;
+    }, 10_000);
+    expect(started).toBe(true);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(await waitFor(() => [...seen].every((pid) => !alive(pid)), 5000)).toBe(true);
+  });
+
   it('warns when discovery is disabled: clients get no tool_search (§3)', async () => {
     const run = await runCli(['file', '--config', sandboxedConfig({ enabled: false })]);
     expect(run.code).toBe(0);
