@@ -13,18 +13,16 @@ import { cliPath } from '../helpers/gateway.js';
 export type Message = Record<string, unknown> & { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
 /** Protocol version the raw clients announce. */
-export const PROTOCOL_VERSION = '2025-06-18';
+const PROTOCOL_VERSION = '2025-06-18';
 
 /** An `initialize` request with id `id`. */
-export function initializeRequest(id: number | string = 0, clientName = 'raw-client'): Message {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } } };
+export function initializeRequest(id: number | string = 0): Message {
+  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw-client', version: '1.0.0' } } };
 }
 
 /** A gateway child on stdio, spoken to in raw lines. */
 export interface RawStdio {
-  readonly child: ChildProcess;
   readonly pid: number;
-  readonly stderr: string[];
   /** Every message the gateway wrote to stdout, in order. */
   readonly received: Message[];
   /** Lines on stdout that were not JSON (must stay empty: stdout carries protocol only, DESIGN §11). */
@@ -35,8 +33,6 @@ export interface RawStdio {
   request(message: Message, ms?: number): Promise<Message>;
   /** Writes `line` and resolves with the first message received after it. */
   reply(line: string, ms?: number): Promise<Message>;
-  /** Resolves with the next message matching `test` (already received ones included). */
-  next(test: (m: Message) => boolean, ms?: number): Promise<Message>;
   /** Sends `initialize` and `notifications/initialized`. */
   initialize(): Promise<Message>;
   /** Ends stdin and resolves with the exit code (SIGKILL after 5 s). */
@@ -44,8 +40,8 @@ export interface RawStdio {
 }
 
 /** Starts `dist/cli.js --config <path>` over stdio without a client library. */
-export function startRawStdio(configPath: string, args: string[] = []): RawStdio {
-  const child = spawn(process.execPath, [cliPath, '--config', configPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+export function startRawStdio(configPath: string): RawStdio {
+  const child = spawn(process.execPath, [cliPath, '--config', configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
   const received: Message[] = [];
   const junk: string[] = [];
   const stderr: string[] = [];
@@ -87,15 +83,12 @@ export function startRawStdio(configPath: string, args: string[] = []): RawStdio
     return answer;
   };
   return {
-    child,
     pid: child.pid as number,
-    stderr,
     received,
     junk,
     write,
     request,
     reply,
-    next,
     async initialize() {
       const answer = await request(initializeRequest('init'));
       write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
@@ -134,7 +127,7 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 }
 
 /** JSON-RPC messages in a JSON or `text/event-stream` body (one per `data:` event). */
-export function parseBody(text: string, contentType: string | null): Message[] {
+function parseBody(text: string, contentType: string | null): Message[] {
   if (contentType?.includes('text/event-stream')) {
     return text
       .split('\n')
@@ -186,7 +179,6 @@ export async function openRawHttp(url: string, headers: Record<string, string> =
 export interface SpawnedHttp {
   readonly url: string;
   readonly child: ChildProcess;
-  readonly stderr: string[];
   /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -208,7 +200,6 @@ export async function spawnHttp(configPath: string, args: string[], env: Record<
   return {
     url,
     child,
-    stderr,
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -221,18 +212,17 @@ export async function spawnHttp(configPath: string, args: string[], env: Record<
 
 /** Options for {@link rawHttp}: any headers (Host included); a body sent chunked when `chunked`. */
 export interface RawHttpOptions {
-  readonly method?: string;
   readonly headers?: Record<string, string>;
   readonly body?: string | Buffer;
   readonly chunked?: boolean;
 }
 
-/** One HTTP exchange through node:http, which (unlike fetch) sends Host and Origin as given. */
+/** One POST through node:http, which (unlike fetch) sends Host and Origin as given. */
 export function rawHttp(url: string, options: RawHttpOptions = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  const { method = 'POST', headers = {}, body, chunked = false } = options;
+  const { headers = {}, body, chunked = false } = options;
   const length = body !== undefined && !chunked ? { 'content-length': String(Buffer.byteLength(body)) } : {};
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers: { ...POST_HEADERS, ...length, ...headers } }, (res) => {
+    const req = httpRequest(url, { method: 'POST', headers: { ...POST_HEADERS, ...length, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
