@@ -107,6 +107,7 @@ export class UpstreamConnection {
   private async connect(deadline: number): Promise<void> {
     const make = this.options.transports ?? transportsFor(this.options.baseDir);
     let lastError: unknown = new Error('no transport for this server');
+    this.stderrTail.length = 0;
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
       const client = new Client({ name: 'toolshelf', version: this.options.version }, { capabilities: {} });
       this.client = client;

@@ -2,16 +2,39 @@
  * Per-call limits through the built CLI with a real SDK Client: upstream progress reaches the client
  * under its own progress token and keeps a call alive past the idle timeout; a hung upstream costs
  * the caller only the server's `timeoutMs` while other upstreams keep answering; a client's
- * cancellation (signal or its own timeout) reaches the upstream as `notifications/cancelled`.
+ * cancellation (signal or its own timeout) reaches the upstream as `notifications/cancelled`; the
+ * same over Streamable HTTP.
  * Source: issue #5 item 2; MCP spec, Utilities › Progress and › Cancellation.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, startStdio, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
+import {
+  alive,
+  descendants,
+  fixture,
+  startHttp,
+  startStdio,
+  textOf,
+  waitFor,
+  writeConfig,
+  type Connected,
+  type HttpGateway,
+} from '../helpers/gateway.js';
 import { closeAndExpectNoOrphans, expectChildren, structuredOf } from '../upstream/e2eHelpers.js';
 
 type Cancellations = { cancelled: { requestId: number; reason?: string }[]; hangs: number[] };
+
+/** Polls the fixture until it saw `notifications/cancelled` for its latest `hang` call (up to 3 s). */
+async function latestHangCancelled(client: Client): Promise<boolean> {
+  for (let i = 0; i < 30; i++) {
+    const { cancelled, hangs } = structuredOf<Cancellations>(await client.callTool({ name: 'slowpoke__cancellations', arguments: {} }));
+    if (hangs.length > 0 && cancelled.some((c) => c.requestId === hangs.at(-1))) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
 
 describe('timeouts, progress and cancellation', () => {
   let gw: Connected;
@@ -28,17 +51,6 @@ describe('timeouts, progress and cancellation', () => {
 
   const cancellations = async (): Promise<Cancellations> =>
     structuredOf<Cancellations>(await gw.client.callTool({ name: 'slowpoke__cancellations', arguments: {} }));
-
-  /** Waits until the upstream saw a cancellation for its latest hang call. */
-  async function latestHangCancelled(): Promise<boolean> {
-    let seen = false;
-    for (let i = 0; i < 30 && !seen; i++) {
-      const { cancelled, hangs } = await cancellations();
-      seen = hangs.length > 0 && cancelled.some((c) => c.requestId === hangs.at(-1));
-      if (!seen) await new Promise((r) => setTimeout(r, 100));
-    }
-    return seen;
-  }
 
   it('forwards upstream progress under the client’s token, in order before the result, and progress resets the 1 s timeout', async () => {
     const wire: JSONRPCMessage[] = [];
@@ -89,7 +101,7 @@ describe('timeouts, progress and cancellation', () => {
     expect(textOf(result)).toBe('upstream server "slowpoke" (tool "hang") did not answer within 1000 ms; the call was cancelled.');
     expect(ms).toBeGreaterThanOrEqual(950);
     expect(ms).toBeLessThan(2500);
-    expect(await latestHangCancelled()).toBe(true);
+    expect(await latestHangCancelled(gw.client)).toBe(true);
     await expectChildren(gw, 2);
   });
 
@@ -98,7 +110,7 @@ describe('timeouts, progress and cancellation', () => {
     const call = gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { signal: controller.signal });
     setTimeout(() => controller.abort('user pressed stop'), 200);
     await expect(call).rejects.toThrow();
-    expect(await latestHangCancelled()).toBe(true);
+    expect(await latestHangCancelled(gw.client)).toBe(true);
     await expectChildren(gw, 2);
   });
 
@@ -106,9 +118,46 @@ describe('timeouts, progress and cancellation', () => {
     const started = Date.now();
     await expect(gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { timeout: 300 })).rejects.toThrow(/timed out/i);
     expect(Date.now() - started).toBeLessThan(900);
-    expect(await latestHangCancelled()).toBe(true);
+    expect(await latestHangCancelled(gw.client)).toBe(true);
     const { cancelled } = await cancellations();
     expect(cancelled).toHaveLength(3);
     await expectChildren(gw, 2);
+  });
+});
+
+describe('timeouts, progress and cancellation for a Streamable HTTP client', () => {
+  let gw: HttpGateway;
+  let client: Client;
+  beforeAll(async () => {
+    const path = writeConfig({
+      mcpServers: {
+        slowpoke: { command: 'node', args: [fixture('progress.mjs')], timeoutMs: 1000, exposure: 'direct' },
+        counter: { command: 'node', args: [fixture('counter.mjs')], exposure: 'direct' },
+      },
+    });
+    gw = await startHttp(path);
+    client = await gw.connect();
+  });
+  afterAll(async () => {
+    const pids = [gw.child.pid as number, ...descendants(gw.child.pid as number)];
+    await gw.stop();
+    expect(await waitFor(() => pids.every((pid) => !alive(pid)), 8000)).toBe(true);
+  });
+
+  it('forwards progress to the HTTP session and passes its cancellation upstream', async () => {
+    const updates: number[] = [];
+    const result = await client.callTool({ name: 'slowpoke__ticks', arguments: { count: 4, everyMs: 400 } }, undefined, {
+      onprogress: (p) => void updates.push(p.progress),
+      timeout: 10_000,
+    });
+    expect(textOf(result)).toBe('ticked 4 times');
+    expect(updates.slice(0, 3)).toEqual([1, 2, 3]);
+
+    const controller = new AbortController();
+    const hung = client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort('user pressed stop'), 200);
+    await expect(hung).rejects.toThrow();
+    expect(await latestHangCancelled(client)).toBe(true);
+    expect(textOf(await client.callTool({ name: 'counter__set_mode', arguments: { mode: 'eco' } }))).toBe('mode=eco');
   });
 });
