@@ -55,6 +55,7 @@ export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { o
 const SESSION_EXPIRED = Symbol('session expired');
 const EXPIRED_AGAIN = 'its session expired again right after reconnecting';
 
+/** One upstream server: its tools as last listed, its status, and calls that never reject. One per server entry, held by the pool. */
 export class UpstreamConnection {
   /** The upstream's tools as last listed, verbatim. Kept while the upstream is down. */
   tools: readonly UpstreamTool[] = [];
@@ -302,7 +303,6 @@ export class UpstreamConnection {
       this.options.logger.info(`upstream "${this.key}": session expired; reconnecting`);
       this.endClient();
       const before = JSON.stringify(this.tools);
-      this.lastError = 'its session expired and reconnecting failed';
       await this.start();
       if (this.status === 'ready' && JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
       this.renewing = undefined;

@@ -26,6 +26,7 @@ export interface UpstreamSummary {
   readonly error?: string;
 }
 
+/** Every configured upstream by server key; satisfies the gateway's `UpstreamCaller`. */
 export class UpstreamPool {
   private readonly connections = new Map<string, UpstreamConnection>();
 

@@ -2,7 +2,7 @@
  * Shapes shared by the upstream folder and its callers.
  */
 
-/** Lifecycle of one upstream: `failed` never came up, `down` was up and is being restarted. */
+/** Lifecycle of one upstream: `starting` while (re)connecting, `failed` never came up, `down` was up and awaits a restart. */
 export type UpstreamStatus = 'starting' | 'ready' | 'down' | 'failed' | 'closed';
 
 /** Progress from the upstream for one call (MCP spec, Utilities › Progress). */
