@@ -60,7 +60,10 @@ function rssMiB(pid) {
   return kb / 1024;
 }
 
-/** Opens `count` HTTP sessions to `url`; each Client counts responses it cannot match (duplicates). */
+/**
+ * Opens `count` HTTP sessions to `url`; each Client counts responses it cannot match (duplicates)
+ * and other transport errors. Read the tally before closing: close() aborts the GET streams.
+ */
 async function httpClients(url, count, tally) {
   const clients = [];
   for (let i = 0; i < count; i += 1) {
@@ -129,9 +132,10 @@ async function directStdio() {
   await load('warm', [client], SESSIONS, WARMUP, 'echo');
   const run = await load('stdio', [client], SESSIONS, CALLS, 'echo');
   const one = await load('stdio-seq', [client], 1, SEQUENTIAL, 'echo');
-  await client.close();
   const path = 'direct, stdio (1 connection)';
-  return { loaded: summarize(path, run, tally), sequential: summarize(path, one, tally) };
+  const summary = { loaded: summarize(path, run, tally), sequential: summarize(path, one, tally) };
+  await client.close();
+  return summary;
 }
 
 async function directHttp() {
@@ -141,9 +145,10 @@ async function directHttp() {
   await load('warm', clients, SESSIONS, WARMUP, 'echo');
   const run = await load('http', clients, SESSIONS, CALLS, 'echo');
   const one = await load('http-seq', clients, 1, SEQUENTIAL, 'echo');
+  const summary = { loaded: summarize(`direct, HTTP (${SESSIONS} sessions)`, run, tally), sequential: summarize('direct, HTTP (1 session)', one, tally) };
   await Promise.all(clients.map((c) => c.close()));
   child.kill('SIGTERM');
-  return { loaded: summarize(`direct, HTTP (${SESSIONS} sessions)`, run, tally), sequential: summarize('direct, HTTP (1 session)', one, tally) };
+  return summary;
 }
 
 async function throughGateway() {
@@ -159,15 +164,16 @@ async function throughGateway() {
   const run = await load('gateway', clients, SESSIONS, CALLS, 'everything__echo');
   rss.afterCalls = rssMiB(child.pid);
   const one = await load('gateway-seq', clients, 1, SEQUENTIAL, 'everything__echo');
-  await Promise.all(clients.map((c) => c.close()));
-  await new Promise((r) => setTimeout(r, 2000));
-  rss.sessionsClosed = rssMiB(child.pid);
-  child.kill('SIGTERM');
-  return {
+  const summary = {
     loaded: summarize(`through toolshelf, HTTP (${SESSIONS} sessions)`, run, tally),
     sequential: summarize('through toolshelf, HTTP (1 session)', one, tally),
     rss,
   };
+  await Promise.all(clients.map((c) => c.close()));
+  await new Promise((r) => setTimeout(r, 2000));
+  rss.sessionsClosed = rssMiB(child.pid);
+  child.kill('SIGTERM');
+  return summary;
 }
 
 const ms = (n) => n.toFixed(2);
@@ -176,9 +182,9 @@ function resultTable(title, rows) {
   return [
     `**${title}**`,
     '',
-    '| path | calls | answered once, own payload | wrong payload | errors | unmatched responses | wall s | calls/s | p50 ms | p90 ms | p99 ms | max ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.path} | ${r.calls} | ${r.ok} | ${r.wrongPayload} | ${r.errors} | ${r.duplicates} | ${r.wallS.toFixed(1)} | ${Math.round(r.perS)} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.max)} |`),
+    '| path | calls | answered once, own payload | wrong payload | errors | unmatched responses | transport errors | wall s | calls/s | p50 ms | p90 ms | p99 ms | max ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.path} | ${r.calls} | ${r.ok} | ${r.wrongPayload} | ${r.errors} | ${r.duplicates} | ${r.transportErrors} | ${r.wallS.toFixed(1)} | ${Math.round(r.perS)} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.max)} |`),
     '',
   ];
 }
