@@ -13,6 +13,9 @@ import { createLogger, type LogLevel, type Logger } from '../trace/log.js';
 import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL]
+       toolshelf inspect [--config FILE] [--json]          what each upstream costs on the wire
+       toolshelf search "QUERY" [--limit N] [--config FILE] what tool_search would answer
+       toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--json]   ranking quality
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
   --config FILE      servers.config.json (default: ./servers.config.json)
@@ -58,8 +61,9 @@ export async function runServe(argv: string[]): Promise<number> {
     err(`toolshelf: ${(error as Error).message}\n${SERVE_USAGE}\n`);
     return EXIT_USAGE;
   }
-  if (values.help) return err(`${SERVE_USAGE}\n`), EXIT_OK;
-  if (values.version) return err(`${VERSION}\n`), EXIT_OK;
+  // Help and version go to stdout: they are asked for, and no MCP session is running.
+  if (values.help) return process.stdout.write(`${SERVE_USAGE}\n`), EXIT_OK;
+  if (values.version) return process.stdout.write(`${VERSION}\n`), EXIT_OK;
   const level = values['log-level'] as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(level)) return err(`toolshelf: --log-level must be debug, info, warn or error\n`), EXIT_USAGE;
   const listen = values.http === undefined ? undefined : parseListen(values.http);

@@ -32,7 +32,7 @@ export function validateConfig(raw: unknown): ConfigProblem[] {
   const check = validator();
   const problems: ConfigProblem[] = [];
   if (!check(raw)) problems.push(...(check.errors ?? []).flatMap(describeError));
-  problems.push(...serverShapeProblems(raw));
+  problems.push(...serverShapeProblems(raw), ...limitProblems(raw));
   return dedupe(problems).sort((a, b) => a.path.localeCompare(b.path));
 }
 
@@ -81,6 +81,14 @@ function serverShapeProblems(raw: unknown): ConfigProblem[] {
     }
   }
   return problems;
+}
+
+/** `discovery.defaultLimit` may not exceed `discovery.maxLimit` (DESIGN §5: the default is clamped by the max). */
+function limitProblems(raw: unknown): ConfigProblem[] {
+  const discovery = (raw as { discovery?: { defaultLimit?: unknown; maxLimit?: unknown } } | null)?.discovery;
+  const given = typeof discovery?.defaultLimit === 'number' ? discovery.defaultLimit : undefined;
+  const max = typeof discovery?.maxLimit === 'number' ? discovery.maxLimit : 20;
+  return given !== undefined && given > max ? [{ path: '/discovery/defaultLimit', message: `must not exceed maxLimit (${max})` }] : [];
 }
 
 function dedupe(problems: ConfigProblem[]): ConfigProblem[] {

@@ -58,3 +58,10 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(array.ok).toBe(false);
   });
 });
+
+describe('cross-field checks', () => {
+  it('refuses a defaultLimit above maxLimit (DESIGN §5)', () => {
+    const result = parseConfig(JSON.stringify({ mcpServers: {}, discovery: { defaultLimit: 30, maxLimit: 20 } }), {}, '/');
+    expect(!result.ok && result.error).toEqual([{ path: '/discovery/defaultLimit', message: 'must not exceed maxLimit (20)' }]);
+  });
+});
