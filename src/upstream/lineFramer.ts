@@ -70,11 +70,35 @@ export class LineFramer {
       this.size += part.length;
       return;
     }
-    const all = Buffer.concat([...this.chunks, part]);
-    this.dropped = { bytes: all.length, head: Buffer.from(all.subarray(0, OVERSIZE_EDGE_BYTES)), tail: Buffer.from(lastBytes(all)) };
+    const parts = [...this.chunks, part];
+    this.dropped = { bytes: this.size + part.length, head: firstBytes(parts), tail: Buffer.from(lastBytes(Buffer.concat(lastParts(parts)))) };
     this.chunks = [];
     this.size = 0;
   }
+}
+
+/** A copy of the first {@link OVERSIZE_EDGE_BYTES} of `parts` (without joining all of them). */
+function firstBytes(parts: readonly Buffer[]): Buffer {
+  const head: Buffer[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (size >= OVERSIZE_EDGE_BYTES) break;
+    head.push(part.subarray(0, OVERSIZE_EDGE_BYTES - size));
+    size += Math.min(part.length, OVERSIZE_EDGE_BYTES - size);
+  }
+  return Buffer.concat(head);
+}
+
+/** The shortest suffix of `parts` holding at least {@link OVERSIZE_EDGE_BYTES}. */
+function lastParts(parts: readonly Buffer[]): Buffer[] {
+  const tail: Buffer[] = [];
+  let size = 0;
+  for (let i = parts.length - 1; i >= 0 && size < OVERSIZE_EDGE_BYTES; i--) {
+    const part = parts[i] as Buffer;
+    tail.unshift(part);
+    size += part.length;
+  }
+  return tail;
 }
 
 function lastBytes(buffer: Buffer): Buffer {
