@@ -39,8 +39,12 @@ interface ServerCommon {
   readonly prefix?: boolean;
   /** Per-server schema settings, over the global ones. */
   readonly schemas?: SchemaSettings;
-  /** Per-call timeout for this upstream in ms (default 60,000). */
+  /** Per-call timeout for this upstream in ms, reset by progress (default 60,000). */
   readonly timeoutMs?: number;
+  /** Cap on one call in ms even while progress keeps arriving (default 600,000). */
+  readonly maxTotalMs?: number;
+  /** Longest wait in ms for initialize plus the first tools/list (default 30,000, or TOOLSHELF_START_TIMEOUT_MS). */
+  readonly startTimeoutMs?: number;
   /** `true` skips this server entirely (Claude Desktop-style `disabled`). */
   readonly disabled?: boolean;
 }

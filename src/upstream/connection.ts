@@ -82,6 +82,11 @@ export class UpstreamConnection {
     private readonly options: ConnectionOptions,
   ) {}
 
+  /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
+  private startTimeoutMs(): number {
+    return this.server.startTimeoutMs ?? this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  }
+
   /**
    * Connects and lists tools within the start timeout. Never rejects: on failure the status is
    * `failed` (never up) or `down` (was up) and a restart is scheduled. A process that did not start
@@ -91,7 +96,7 @@ export class UpstreamConnection {
     if (this.isClosed()) return;
     this.status = 'starting';
     try {
-      await this.connect(Date.now() + (this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS));
+      await this.connect(Date.now() + this.startTimeoutMs());
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
@@ -184,7 +189,7 @@ export class UpstreamConnection {
     this.relisting = true;
     const before = JSON.stringify(this.tools);
     try {
-      this.tools = await this.relist(client, this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+      this.tools = await this.relist(client, this.startTimeoutMs());
     } catch (error) {
       this.options.logger.warn(`upstream "${this.key}": re-list failed: ${describe(error, [])}`);
     }
@@ -269,7 +274,7 @@ export class UpstreamConnection {
 
   private async send(client: Client, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome | typeof SESSION_EXPIRED> {
     const timeoutMs = options.timeoutMs ?? this.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const capped = capTotal(Math.max(timeoutMs, options.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS), options.signal);
+    const capped = capTotal(Math.max(timeoutMs, options.maxTotalMs ?? this.server.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS), options.signal);
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.meta) params._meta = options.meta;
     try {

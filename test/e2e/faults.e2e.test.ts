@@ -44,3 +44,25 @@ describe('an upstream with malformed tools and one that dies at start', () => {
     expect(result.isError).toBeFalsy();
   });
 });
+
+describe('per-server startTimeoutMs', () => {
+  it('gives up on a server that never answers initialize after its own start timeout, while the others serve', async () => {
+    const started = Date.now();
+    const gw = await startStdio(
+      writeConfig({
+        mcpServers: {
+          mute: { command: 'node', args: [fixture('neverInit.mjs')], startTimeoutMs: 700 },
+          memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-memory.jsonl' } },
+        },
+      }),
+    );
+    try {
+      const { tools } = await gw.client.listTools();
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(tools.find((t) => t.name === 'tool_search')?.description).toContain('memory__read_graph');
+      expect(gw.stderr.join('\n')).toMatch(/upstream "mute" failed to start/);
+    } finally {
+      await gw.close();
+    }
+  });
+});
