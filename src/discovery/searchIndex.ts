@@ -147,9 +147,11 @@ function searchIndex(
 ): SearchHit[] {
   const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
   if (max === 0 || typeof query !== 'string') return [];
-  const results = lookup.mini.search(query);
+  // Tokenized once, for BM25 and the name-words key alike.
+  const terms = tokenize(query);
+  const results = lookup.mini.search(query, { tokenize: () => terms });
   const top = results[0]?.score ?? 0;
-  const named = lookup.byWords.get(wordsKey(query)) ?? [];
+  const named = lookup.byWords.get(terms.join(' ')) ?? [];
   const first = [...(exact.get(normaliseName(query)) ?? [])];
   for (const result of results) if (named.includes(result.id as number) && !first.includes(result.id as number)) first.push(result.id as number);
   const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1 }));
@@ -199,16 +201,15 @@ function wordsKey(text: string): string {
   return tokenize(text).join(' ');
 }
 
-/** Name-words key of each upstream and qualified name → entry ids (empty keys left out). */
+/** Name-words key of each upstream name → entry ids (empty keys left out). */
 function nameWordsTable(entries: readonly CatalogEntry[]): Map<string, number[]> {
   const table = new Map<string, number[]>();
   entries.forEach((entry, id) => {
-    for (const key of new Set([wordsKey(entry.upstreamName), wordsKey(entry.qualifiedName)])) {
-      if (key === '') continue;
-      const ids = table.get(key) ?? [];
-      ids.push(id);
-      table.set(key, ids);
-    }
+    const key = wordsKey(entry.upstreamName);
+    if (key === '') return;
+    const ids = table.get(key) ?? [];
+    ids.push(id);
+    table.set(key, ids);
   });
   return table;
 }

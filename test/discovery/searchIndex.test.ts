@@ -40,7 +40,7 @@ describe('search index (DESIGN §8)', () => {
       entry('files', 'read_file', 'Read a file.'),
       entry('browser', 'takeScreenshot', 'Capture an image of the current page.'),
     ]);
-    for (const query of ['read file', 'Read a file', 'read-file', 'readFile', 'files read file']) {
+    for (const query of ['read file', 'Read a file', 'read-file', 'readFile']) {
       expect(index.search(query, 2)[0]?.name, query).toBe('files__read_file');
     }
     expect(index.search('take a screenshot', 1)[0]?.name).toBe('browser__takeScreenshot');
