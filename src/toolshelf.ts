@@ -75,7 +75,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         const bytes = jsonBytes(value);
         return { bytes, tokens: estimateTokens(bytes) };
       },
-      passthrough: { directory: pool, routes, naming: config.naming },
+      passthrough: { directory: pool, routes, naming: config.naming, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
       settings: {
         discoveryEnabled: config.discovery.enabled,
         defaultLimit: config.discovery.defaultLimit,

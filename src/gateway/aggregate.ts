@@ -58,16 +58,18 @@ export function mergeResources(perServer: readonly (readonly [string, readonly I
 
 /**
  * Merges prompts with qualified names (`<server><separator><name>`, sanitised and capped like tool
- * names). Items without a string `name` are dropped.
+ * names; a server with `prefixed(server)` false keeps its own names). Items without a string `name`
+ * are dropped.
  */
 export function mergePrompts(
   perServer: readonly (readonly [string, readonly Item[]])[],
   naming: NamingOptions,
+  prefixed: (server: string) => boolean = () => true,
 ): { items: Item[]; routes: Map<string, Route> } {
   const flat = perServer.flatMap(([server, prompts]) =>
     prompts.filter((p) => typeof p.name === 'string').map((prompt) => ({ server, prompt, name: prompt.name as string })),
   );
-  const { names } = assignNames(flat.map((f) => ({ server: f.server, tool: f.name, prefix: true })), naming);
+  const { names } = assignNames(flat.map((f) => ({ server: f.server, tool: f.name, prefix: prefixed(f.server) })), naming);
   const routes = new Map<string, Route>();
   const items = flat.map((f, i) => {
     const visible = names[i] as string;

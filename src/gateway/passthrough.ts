@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import { mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
+import { handleRequest } from './handlers.js';
 import type { UpstreamDirectory } from './types.js';
 
 type Item = Record<string, unknown>;
@@ -52,7 +53,14 @@ export function passthroughCapabilities(directory: UpstreamDirectory): Record<st
 export function registerPassthrough(
   server: Server,
   capabilities: Record<string, unknown>,
-  deps: { directory: UpstreamDirectory; routes: SharedRoutes; naming: NamingOptions; subscriptions: Set<string> },
+  deps: {
+    directory: UpstreamDirectory;
+    routes: SharedRoutes;
+    naming: NamingOptions;
+    /** Whether a server's names are prefixed with its key (`prefix`, DESIGN §4). */
+    prefixed: (server: string) => boolean;
+    subscriptions: Set<string>;
+  },
 ): void {
   const { directory, routes } = deps;
   const holders = (key: string): string[] => directory.capabilities().filter(([, c]) => c[key] !== undefined).map(([s]) => s);
@@ -66,53 +74,58 @@ export function registerPassthrough(
     return routes.templates.flatMap(([, t]) => t);
   };
   const listPrompts = async (): Promise<Item[]> => {
-    const merged = mergePrompts(await listEverywhere(directory, holders('prompts'), 'prompts/list', 'prompts'), deps.naming);
+    const merged = mergePrompts(await listEverywhere(directory, holders('prompts'), 'prompts/list', 'prompts'), deps.naming, deps.prefixed);
     routes.prompts = merged.routes;
     return merged.items;
   };
   // A client may read or get by a name it learnt in an earlier session: refresh the routes once on a miss.
   const resourceRoute = async (uri: string): Promise<Route> =>
-    findResource(uri, routes, holders('resources')) ?? (await Promise.all([listResources(), listTemplates()]), findResource(uri, routes, holders('resources'))) ?? unknown('resource', uri);
+    findResource(uri, routes) ?? (await Promise.all([listResources(), listTemplates()]), findResource(uri, routes)) ?? unknown('resource', uri);
   const promptRoute = async (name: string): Promise<Route> =>
     routes.prompts.get(name) ?? (await listPrompts(), routes.prompts.get(name)) ?? unknown('prompt', name);
   if (capabilities.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    handleRequest(server, ListResourcesRequestSchema, async (request) => {
       rejectCursor(request.params?.cursor);
       return { resources: await listResources() } as never;
     });
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+    handleRequest(server, ListResourceTemplatesRequestSchema, async (request) => {
       rejectCursor(request.params?.cursor);
       return { resourceTemplates: await listTemplates() } as never;
     });
-    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    handleRequest(server, ReadResourceRequestSchema, async (request, extra) => {
       const route = await resourceRoute(request.params.uri);
       const result = await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, extra.signal);
       return renameContents(result, route.upstream, request.params.uri) as never;
     });
     if ((capabilities.resources as { subscribe?: boolean }).subscribe) {
-      for (const [schema, method] of [[SubscribeRequestSchema, 'resources/subscribe'], [UnsubscribeRequestSchema, 'resources/unsubscribe']] as const) {
-        server.setRequestHandler(schema, async (request, extra) => {
-          const route = await resourceRoute(request.params.uri);
-          await ask(directory, route.server, method, { uri: route.upstream }, extra.signal);
-          if (method === 'resources/subscribe') deps.subscriptions.add(request.params.uri);
-          else deps.subscriptions.delete(request.params.uri);
-          return {};
-        });
-      }
+      const forward = async (method: string, uri: string, signal: AbortSignal): Promise<void> => {
+        const route = await resourceRoute(uri);
+        await ask(directory, route.server, method, { uri: route.upstream }, signal);
+      };
+      handleRequest(server, SubscribeRequestSchema, async (request, extra) => {
+        await forward('resources/subscribe', request.params.uri, extra.signal);
+        deps.subscriptions.add(request.params.uri);
+        return {};
+      });
+      handleRequest(server, UnsubscribeRequestSchema, async (request, extra) => {
+        await forward('resources/unsubscribe', request.params.uri, extra.signal);
+        deps.subscriptions.delete(request.params.uri);
+        return {};
+      });
     }
   }
   if (capabilities.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, async (request) => {
+    handleRequest(server, ListPromptsRequestSchema, async (request) => {
       rejectCursor(request.params?.cursor);
       return { prompts: await listPrompts() } as never;
     });
-    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    handleRequest(server, GetPromptRequestSchema, async (request, extra) => {
       const route = await promptRoute(request.params.name);
       return (await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, extra.signal)) as never;
     });
   }
   if (capabilities.completions) {
-    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+    handleRequest(server, CompleteRequestSchema, async (request, extra) => {
       const ref = request.params.ref as { type: string; name?: string; uri?: string };
       const route = ref.type === 'ref/prompt' ? await promptRoute(ref.name ?? '') : await resourceRoute(ref.uri ?? '');
       const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: route.upstream } : { ...ref, uri: route.upstream };
@@ -120,7 +133,7 @@ export function registerPassthrough(
     });
   }
   if (capabilities.logging) {
-    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    handleRequest(server, SetLevelRequestSchema, async (request) => {
       await Promise.all(holders('logging').map((s) => directory.request(s, 'logging/setLevel', request.params)));
       return {};
     });
@@ -157,16 +170,20 @@ async function ask(directory: UpstreamDirectory, server: string, method: string,
   throw new McpError(answer.error.code, `upstream server "${server}": ${answer.error.message}`);
 }
 
-/** A URI's owner: listed, toolshelf's own scheme, a template's prefix, or the only resource server. */
-function findResource(uri: string, routes: SharedRoutes, holders: readonly string[]): Route | undefined {
+/** A URI's owner: listed, in toolshelf's own scheme, or matching a resource template's literal prefix. */
+function findResource(uri: string, routes: SharedRoutes): Route | undefined {
   const route = routes.resources.get(uri) ?? parseGatewayUri(uri);
   if (route) return route;
-  const owner = templateOwner(uri, routes.templates) ?? (holders.length === 1 ? holders[0] : undefined);
+  const owner = templateOwner(uri, routes.templates);
   return owner ? { server: owner, upstream: uri } : undefined;
 }
 
+/** JSON-RPC code for an unknown resource (MCP spec, Server features › Resources › Error handling). */
+const RESOURCE_NOT_FOUND = -32002;
+
 function unknown(kind: 'resource' | 'prompt', name: string): never {
-  throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind}: ${name}`);
+  if (kind === 'resource') throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${name}`, { uri: name });
+  throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
 }
 
 /**

@@ -4,7 +4,6 @@
  * last listed, so list_changed is sent only when what it sees changed. Source: DESIGN §5, §9.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
@@ -20,6 +19,7 @@ import {
 import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
+import { handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
 import type { NamingOptions } from '../catalog/naming.js';
@@ -39,10 +39,14 @@ export interface SessionOptions {
   /** UTF-8 bytes and estimated tokens of a value's compact JSON (schema/measure). */
   readonly measure: (value: unknown) => { bytes: number; tokens: number };
   /** Resources, prompts, completion and logging from upstreams (issue #5 item 4). */
-  readonly passthrough: { readonly directory: UpstreamDirectory; readonly routes: SharedRoutes; readonly naming: NamingOptions };
+  readonly passthrough: {
+    readonly directory: UpstreamDirectory;
+    readonly routes: SharedRoutes;
+    readonly naming: NamingOptions;
+    readonly prefixed: (server: string) => boolean;
+  };
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export class GatewaySession {
   readonly server: Server;
@@ -64,15 +68,11 @@ export class GatewaySession {
           'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.',
       },
     );
-    this.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    handleRequest(this.server, ListToolsRequestSchema, (request) => {
       if (request.params?.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
       return { tools: this.listTools() };
     });
-    // Registered on Protocol directly: Server's own wrapper re-parses results and strips fields the
-    // upstream sent (unknown content fields, key order), and results must come back unchanged (issue #2).
-    Protocol.prototype.setRequestHandler.call(this.server, CallToolRequestSchema, (request: CallToolRequest, extra: Extra) =>
-      this.callTool(request, extra),
-    );
+    handleRequest(this.server, CallToolRequestSchema, (request, extra) => this.callTool(request, extra));
     registerPassthrough(this.server, this.capabilities, { ...options.passthrough, subscriptions: this.subscriptions });
   }
 

@@ -52,7 +52,7 @@ describe('resources, prompts, completion and logging pass-through', () => {
   });
 
   it('an unknown resource URI is a JSON-RPC error, not a crash', async () => {
-    await expect(gw.client.readResource({ uri: 'nowhere://x' })).rejects.toThrow(/Unknown resource/);
+    await expect(gw.client.readResource({ uri: 'nowhere://x' })).rejects.toThrow(/Resource not found/);
   });
 
   it('lists prompts with qualified names and gets one by that name', async () => {
