@@ -1,0 +1,39 @@
+/**
+ * A RegExp engine for ajv whose `test` cannot hang the gateway: an upstream schema's `pattern` such as
+ * `(a+)+$` backtracks exponentially on a crafted argument (ReDoS), and ajv runs it on the event loop.
+ * Longer inputs are tested inside a `node:vm` context with a time limit, which interrupts the regex.
+ * Source: ajv options `code.regExp`; breaker finding C2 (a 30-character argument froze every session).
+ */
+import { createContext, Script } from 'node:vm';
+
+/** Longest time one pattern test may take, in ms. */
+export const PATTERN_TIMEOUT_MS = 50;
+/** Inputs up to this many characters are tested directly: too short to backtrack for long. */
+const DIRECT_MAX_CHARS = 16;
+
+/** What ajv calls a RegExp engine: `(source, flags) → { test }`. */
+export type RegExpEngine = (source: string, flags: string) => { test(text: string): boolean };
+
+/**
+ * An engine whose `test` returns false (so the value fails `pattern`) when matching takes longer
+ * than `timeoutMs`. Construction errors (an invalid pattern) propagate, as with `new RegExp`.
+ */
+export function boundedRegExp(timeoutMs = PATTERN_TIMEOUT_MS): RegExpEngine {
+  const context = createContext({ re: /$^/, text: '' }) as { re: RegExp; text: string };
+  const script = new Script('re.test(text)');
+  return (source, flags) => {
+    const re = new RegExp(source, flags);
+    return {
+      test(text: string): boolean {
+        if (text.length <= DIRECT_MAX_CHARS) return re.test(text);
+        context.re = re;
+        context.text = text;
+        try {
+          return script.runInContext(context, { timeout: timeoutMs }) === true;
+        } catch {
+          return false;
+        }
+      },
+    };
+  };
+}
