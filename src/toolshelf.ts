@@ -3,6 +3,7 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
+import { serverPrefixes } from './catalog/naming.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
@@ -75,7 +76,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         const bytes = jsonBytes(value);
         return { bytes, tokens: estimateTokens(bytes) };
       },
-      passthrough: { directory: pool, routes, naming: config.naming, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
+      passthrough: { directory: pool, routes, naming: { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) }, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
       settings: {
         discoveryEnabled: config.discovery.enabled,
         defaultLimit: config.discovery.defaultLimit,

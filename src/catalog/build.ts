@@ -4,7 +4,7 @@
  */
 import type { Config } from '../config/types.js';
 import { decideExposure } from './exposure.js';
-import { assignNames, type NameCollision } from './naming.js';
+import { assignNames, serverPrefixes, type NameCollision } from './naming.js';
 import type { CatalogEntry, Exposure, ProjectedTool, UpstreamTool } from './types.js';
 
 /** Projects one canonical tool for the wire (schema/ supplies it; DESIGN §7). */
@@ -57,7 +57,7 @@ export function buildCatalogue(
   }
   const naming = assignNames(
     visible.map((v) => ({ server: v.server, tool: v.tool.name, prefix: config.mcpServers[v.server]?.prefix !== false })),
-    config.naming,
+    { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) },
   );
   const entries: CatalogEntry[] = visible.map((v, i) => ({
     qualifiedName: naming.names[i] as string,

@@ -18,6 +18,28 @@ export interface NameRequest {
 export interface NamingOptions {
   readonly separator: string;
   readonly maxLength: number;
+  /** Name prefix per server key, from {@link serverPrefixes}; a key missing here is sanitised as is. */
+  readonly prefixes?: ReadonlyMap<string, string>;
+}
+
+/**
+ * The prefix of every configured server, decided from the config's keys alone so that a qualified
+ * name never changes when another upstream comes or goes (DESIGN §4: a total, collision-free map):
+ * sanitised, with the separator removed from inside the key (so the first separator in a qualified
+ * name always ends the prefix), and a short hash added to a prefix that another key already took.
+ */
+export function serverPrefixes(keys: readonly string[], separator: string): Map<string, string> {
+  const replacement = separator.includes('_') ? '-' : '_';
+  const prefixes = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const key of [...keys].sort(compare)) {
+    let prefix = sanitizeName(key);
+    while (prefix.includes(separator)) prefix = prefix.split(separator).join(replacement);
+    if (taken.has(prefix)) prefix = `${prefix}${replacement}${hashSuffix(key, '').slice(0, 4)}`;
+    taken.add(prefix);
+    prefixes.set(key, prefix);
+  }
+  return prefixes;
 }
 
 /** A refused name: two unprefixed tools (or an unprefixed tool and a prefixed one) want the same name. */
@@ -64,7 +86,8 @@ export function assignNames(requests: readonly NameRequest[], options: NamingOpt
   const taken = new Map<string, NameRequest>();
   const collisions: NameCollision[] = [];
   for (const { req, index } of order) {
-    const plain = req.prefix ? `${sanitizeName(req.server)}${options.separator}${sanitizeName(req.tool)}` : sanitizeName(req.tool);
+    const prefix = options.prefixes?.get(req.server) ?? sanitizeName(req.server);
+    const plain = req.prefix ? `${prefix}${options.separator}${sanitizeName(req.tool)}` : sanitizeName(req.tool);
     let name = plain;
     const holder = taken.get(plain);
     if (holder && (!holder.prefix || !req.prefix)) {

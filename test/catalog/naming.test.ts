@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignNames, sanitizeName } from '../../src/catalog/naming.js';
+import { assignNames, sanitizeName, serverPrefixes } from '../../src/catalog/naming.js';
 
 const options = { separator: '__', maxLength: 48 };
 
@@ -43,5 +43,23 @@ describe('qualified names (DESIGN §4)', () => {
     const { names } = assignNames([{ server: 's', tool: 'tool_search', prefix: false }], options);
     expect(names[0]).not.toBe('tool_search');
     expect(names[0]).toMatch(/^tool_search_[0-9a-f]{6}$/);
+  });
+});
+
+describe('server prefixes decided from the config alone (breaker H1)', () => {
+  it('a key holding the separator cannot produce another server\'s name, whichever upstreams are up', () => {
+    const prefixes = serverPrefixes(['a__b', 'a'], '__');
+    expect(prefixes.get('a__b')).toBe('a-b');
+    const both = assignNames([{ server: 'a__b', tool: 'c', prefix: true }, { server: 'a', tool: 'b__c', prefix: true }], { ...options, prefixes }).names;
+    const onlyFirst = assignNames([{ server: 'a__b', tool: 'c', prefix: true }], { ...options, prefixes }).names;
+    expect(both).toEqual(['a-b__c', 'a__b__c']);
+    expect(onlyFirst).toEqual(['a-b__c']);
+  });
+
+  it('keys that sanitise alike get distinct prefixes, stable across runs', () => {
+    const prefixes = serverPrefixes(['my.srv', 'my_srv', 'my srv'], '__');
+    expect(new Set(prefixes.values()).size).toBe(3);
+    expect(serverPrefixes(['my_srv', 'my srv', 'my.srv'], '__')).toEqual(prefixes);
+    expect(prefixes.get('my srv')).toBe('my_srv');
   });
 });
