@@ -54,7 +54,7 @@ export async function openShelf(
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
   const starting = pool.start();
-  const [{ buildShelf, logManifestWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
+  const [{ buildShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
   const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   await starting;
@@ -70,10 +70,10 @@ export async function openShelf(
     const lines = shelf.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
     throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
   }
-  logManifestWarnings(shelf, logger, warned);
+  logShelfWarnings(shelf, logger, warned);
   function rebuild(): void {
     shelf = buildShelf(config, pool.toolsByServer(), hostRanker);
-    logManifestWarnings(shelf, logger, warned);
+    logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) logger.warn(`name "${c.name}" is claimed by "${c.servers[0]}" and "${c.servers[1]}"; the second got a suffixed name`);
     onRebuilt();
   }

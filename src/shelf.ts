@@ -89,11 +89,15 @@ export function manifestBudget(configured: number, deferred: readonly CatalogEnt
   return Math.min(configured, Math.max(MANIFEST_FLOOR_TOKENS, share));
 }
 
-/** Logs manifest warnings once per tool name. */
-export function logManifestWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<string>): void {
-  for (const warning of shelf.manifestWarnings) {
-    if (seen.has(warning)) continue;
-    seen.add(warning);
-    logger.warn(`manifest: ${warning}`);
+/** Logs each manifest warning and each dropped tool once per process. */
+export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<string>): void {
+  const lines = [
+    ...shelf.manifestWarnings.map((w) => `manifest: ${w}`),
+    ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: its declaration cannot be processed (${d.reason})`),
+  ];
+  for (const line of lines) {
+    if (seen.has(line)) continue;
+    seen.add(line);
+    logger.warn(line);
   }
 }

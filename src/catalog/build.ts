@@ -27,6 +27,8 @@ export interface Catalogue {
   readonly counts: ReadonlyMap<string, ExposureCounts>;
   /** Name clashes that involve a `prefix: false` server (DESIGN §4). */
   readonly collisions: readonly NameCollision[];
+  /** Tools left out because their declaration could not be projected (e.g. nested too deeply to serialise). */
+  readonly dropped: readonly { readonly server: string; readonly tool: string; readonly reason: string }[];
   /** The callable entry for a qualified name; undefined for unknown and hidden names. */
   get(qualifiedName: string): CatalogEntry | undefined;
   /** The entry for an upstream tool, by server key and upstream name. */
@@ -59,20 +61,37 @@ export function buildCatalogue(
     visible.map((v) => ({ server: v.server, tool: v.tool.name, prefix: config.mcpServers[v.server]?.prefix !== false })),
     { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) },
   );
-  const entries: CatalogEntry[] = visible.map((v, i) => ({
-    qualifiedName: naming.names[i] as string,
-    server: v.server,
-    upstreamName: v.tool.name,
-    exposure: v.exposure,
-    keywords: v.keywords,
-    tool: v.tool,
-    projected: project(v.tool, v.server),
-  }));
+  const entries: CatalogEntry[] = [];
+  const dropped: { server: string; tool: string; reason: string }[] = [];
+  visible.forEach((v, i) => {
+    let projected: ProjectedTool;
+    try {
+      projected = project(v.tool, v.server);
+    } catch (error) {
+      // A hostile declaration (e.g. thousands of levels deep) must cost only that tool (DESIGN §11).
+      dropped.push({ server: v.server, tool: v.tool.name, reason: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    entries.push({
+      qualifiedName: naming.names[i] as string,
+      server: v.server,
+      upstreamName: v.tool.name,
+      exposure: v.exposure,
+      keywords: v.keywords,
+      tool: v.tool,
+      projected,
+    });
+  });
   entries.sort((a, b) => (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
-  return snapshot(entries, counts, naming.collisions);
+  return snapshot(entries, counts, naming.collisions, dropped);
 }
 
-function snapshot(entries: CatalogEntry[], counts: Map<string, ExposureCounts>, collisions: readonly NameCollision[]): Catalogue {
+function snapshot(
+  entries: CatalogEntry[],
+  counts: Map<string, ExposureCounts>,
+  collisions: readonly NameCollision[],
+  dropped: Catalogue['dropped'],
+): Catalogue {
   const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
   const byUpstream = new Map(entries.map((e) => [`${e.server}\u0000${e.upstreamName}`, e]));
   return Object.freeze({
@@ -81,6 +100,7 @@ function snapshot(entries: CatalogEntry[], counts: Map<string, ExposureCounts>, 
     deferred: Object.freeze(entries.filter((e) => e.exposure === 'deferred')),
     counts,
     collisions,
+    dropped,
     get: (name: string) => byName.get(name),
     find: (server: string, upstreamName: string) => byUpstream.get(`${server}\u0000${upstreamName}`),
   });

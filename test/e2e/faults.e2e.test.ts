@@ -66,3 +66,18 @@ describe('per-server startTimeoutMs', () => {
     }
   });
 });
+
+describe('a tool declaration too deep to process', () => {
+  it('is dropped with a warning naming it; the gateway starts and serves its neighbour (breaker C1)', async () => {
+    const gw = await startStdio(writeConfig({ mcpServers: { d: { command: 'node', args: [fixture('deepSchema.mjs')] } } }));
+    try {
+      const search = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search');
+      expect(search?.description).toContain('d__plain');
+      expect(search?.description).not.toContain('d__abyss');
+      expect(textOf(await gw.client.callTool({ name: 'd__plain', arguments: {} }))).toBe('plain ok');
+      expect(gw.stderr.join('\n')).toMatch(/dropped tool abyss/);
+    } finally {
+      await gw.close();
+    }
+  });
+});
