@@ -61,11 +61,12 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   );
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp }, { serveStdio }, { Admission }] = await serving;
+  const [{ GatewaySession }, { serveHttp }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }] = await serving;
   const admit = admitter(config, new Admission(), logger);
-  const makeSession = (id: string): GatewaySession => {
+  const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
     const session = new GatewaySession({
       id,
+      ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       version: options.version,
       shelf: opened.current,
       caller: pool,
@@ -113,7 +114,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       onSessionClosed: (id) => sessions.delete(id),
     });
   } else {
-    await serveStdio(makeSession('stdio'), () => void shutdown());
+    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown());
   }
   return { ...(front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
 }

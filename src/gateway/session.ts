@@ -19,6 +19,7 @@ import {
 import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
+import { errorResult } from './results.js';
 import { handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
@@ -38,6 +39,11 @@ export interface SessionOptions {
   readonly settings: DispatchSettings & { readonly callTool: 'auto' | 'always' | 'never' };
   /** UTF-8 bytes and estimated tokens of a value's compact JSON (schema/measure). */
   readonly measure: (value: unknown) => { bytes: number; tokens: number };
+  /**
+   * Largest tool result in bytes this client can take, if it has a limit: the SDK's stdio clients drop
+   * the connection on a line over 10 MiB, so an over-size result becomes an `isError` instead.
+   */
+  readonly maxResultBytes?: number;
   /** Resources, prompts, completion and logging from upstreams (issue #5 item 4). */
   readonly passthrough: {
     readonly directory: UpstreamDirectory;
@@ -168,7 +174,16 @@ export class GatewaySession {
       // Sent on the request's own stream so HTTP clients without a GET stream still receive it.
       await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
     }
-    return outcome.result;
+    return this.fitResult(outcome.result);
+  }
+
+  private fitResult(result: CallToolResult): CallToolResult {
+    const limit = this.options.maxResultBytes;
+    if (limit === undefined) return result;
+    const { bytes } = this.options.measure(result);
+    if (bytes <= limit) return result;
+    const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
+    return errorResult(`The tool's result is ${mib(bytes)}, more than this client accepts over stdio (${mib(limit)}). Ask for less (a range, a page, a filter).`);
   }
 
   /** Closes the SDK Server (and with it the transport). */

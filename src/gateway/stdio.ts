@@ -14,6 +14,12 @@ import type { GatewaySession } from './session.js';
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
+/**
+ * Largest tool result sent to a stdio client, in bytes: SDK stdio clients close the connection on a
+ * line over 10 MiB, so 16 KiB are left for the JSON-RPC envelope (breaker finding C4).
+ */
+export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
+
 /** Connects `session` to this process's stdio; `onEnd` runs once when the client goes away. */
 export async function serveStdio(session: GatewaySession, onEnd: () => void): Promise<void> {
   let ended = false;

@@ -81,3 +81,19 @@ describe('a tool declaration too deep to process', () => {
     }
   });
 });
+
+describe('a result too large for a stdio client', () => {
+  it('becomes an isError result instead of ending the session; smaller ones pass (breaker C4)', async () => {
+    const gw = await startStdio(writeConfig({ mcpServers: { b: { command: 'node', args: [fixture('bigResult.mjs')], exposure: 'direct' } } }));
+    try {
+      const huge = await gw.client.callTool({ name: 'b__big', arguments: { mb: 12 } });
+      expect(huge.isError).toBe(true);
+      expect(textOf(huge)).toMatch(/12\.0 MiB, more than this client accepts over stdio/);
+      const fine = await gw.client.callTool({ name: 'b__big', arguments: { mb: 8 } });
+      expect(fine.isError).toBeFalsy();
+      expect(textOf(fine)).toHaveLength(8 * 1024 * 1024);
+    } finally {
+      await gw.close();
+    }
+  });
+});
