@@ -10,6 +10,38 @@ import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
 import { UpstreamPool } from './upstream/pool.js';
 
+/**
+ * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
+ * (a first `npx` download, a server that never answers initialize) joins later with list_changed, so
+ * it never holds the others back for its whole start timeout (DESIGN §11).
+ */
+export const STARTUP_WAIT_MS = 10_000;
+/** Environment variable that overrides {@link STARTUP_WAIT_MS} (a positive integer, in ms). */
+export const STARTUP_WAIT_ENV = 'TOOLSHELF_STARTUP_WAIT_MS';
+
+/** The start-up wait in ms: the environment's override when valid, else {@link STARTUP_WAIT_MS}. */
+export function startupWaitMs(env: NodeJS.ProcessEnv): number {
+  const value = Number(env[STARTUP_WAIT_ENV]);
+  return Number.isInteger(value) && value > 0 ? value : STARTUP_WAIT_MS;
+}
+
+/** Waits for `starting`, at most `waitMs`, or until `signal` aborts. */
+async function settle(starting: Promise<void>, waitMs: number, signal: AbortSignal | undefined): Promise<'started' | 'waited' | 'aborted'> {
+  if (signal?.aborted) return 'aborted';
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      starting.then(() => 'started' as const),
+      new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), waitMs))),
+      new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', (onAbort = () => resolve('aborted')), { once: true })),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
 /** Refusal at start, e.g. a name collision on a `prefix: false` server (DESIGN §4). */
 export class StartupError extends Error {
   readonly code = 'startup_refused';
@@ -39,13 +71,17 @@ export async function openShelf(
   version: string,
   onRebuilt: () => void = () => {},
   onNotification?: ConnectionOptions['onNotification'],
+  signal?: AbortSignal,
 ): Promise<OpenShelf> {
   let rebuildTimer: NodeJS.Timeout | undefined;
+  // Changes before the first shelf exists are already in what it is built from.
+  let built = false;
   const pool = new UpstreamPool(config.mcpServers, {
     baseDir: config.baseDir,
     logger,
     version,
     onToolsChanged: () => {
+      if (!built) return;
       clearTimeout(rebuildTimer);
       rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
     },
@@ -57,14 +93,21 @@ export async function openShelf(
   const [{ buildShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
   const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
-  await starting;
-  const warned = new Set<string>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker);
   const close = async (): Promise<void> => {
     clearTimeout(rebuildTimer);
     await pool.close();
     process.removeListener('exit', exitKill);
   };
+  const waitMs = startupWaitMs(process.env);
+  const settled = await settle(starting, waitMs, signal);
+  if (settled === 'aborted') {
+    await close();
+    throw new StartupError('stopped during start-up');
+  }
+  if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
+  const warned = new Set<string>();
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker);
+  built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
     const lines = shelf.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);

@@ -27,6 +27,8 @@ export interface StartOptions {
   readonly trace: TraceSink;
   readonly logger: Logger;
   readonly version: string;
+  /** Aborting it during start-up ends the upstreams started so far and rejects with StartupError. */
+  readonly signal?: AbortSignal;
 }
 
 /** A running gateway. */
@@ -58,6 +60,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     (server, notification) => {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
     },
+    options.signal,
   );
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;

@@ -77,23 +77,23 @@ async function serve(config: Config, listen: { host: string; port: number } | un
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
   let running: Running | undefined;
-  let stopRequested = false;
+  const starting = new AbortController();
   const stop = (): void => {
-    if (stopRequested) return;
-    stopRequested = true;
-    void running?.shutdown();
+    if (running) void running.shutdown();
+    else starting.abort();
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
   try {
-    running = await startToolshelf({ config, ...(listen ? { http: listen } : {}), ...(token ? { token } : {}), trace, logger, version: VERSION });
+    running = await startToolshelf({ config, ...(listen ? { http: listen } : {}), ...(token ? { token } : {}), trace, logger, version: VERSION, signal: starting.signal });
   } catch (error) {
-    logger.error(error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error)));
     await trace.close();
+    if (starting.signal.aborted) return EXIT_OK;
+    logger.error(error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error)));
     return EXIT_FAILURE;
   }
+  if (starting.signal.aborted) void running.shutdown();
   for (const line of formatSummary(running.summary)) logger.info(line);
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
-  if (stopRequested) void running.shutdown();
   await running.closed;
   return EXIT_OK;
 }
