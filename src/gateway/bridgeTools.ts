@@ -41,6 +41,12 @@ export function callToolTool(): Tool {
   };
 }
 
+/**
+ * Longest query ranked, in characters; the rest is ignored. Ranking time grows with the query, and a
+ * megabyte query held every session for seconds (breaker finding M9).
+ */
+export const MAX_QUERY_CHARS = 1000;
+
 /** Parsed tool_search arguments, or a message for the model. Limit clamped to 1..maxLimit (DESIGN §5). */
 export function parseSearchArgs(
   args: Record<string, unknown>,
@@ -56,7 +62,7 @@ export function parseSearchArgs(
     return { error: `tool_search "limit" must be an integer from 1 to ${maxLimit}.` };
   }
   const limit = raw === undefined ? defaultLimit : Math.min(maxLimit, Math.max(1, Math.trunc(raw)));
-  return { query: query.trim(), limit };
+  return { query: query.trim().slice(0, MAX_QUERY_CHARS), limit };
 }
 
 /** Parsed call_tool arguments, or a message for the model. Missing `arguments` count as `{}`. */

@@ -16,6 +16,11 @@ import type { GatewaySession } from './session.js';
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session with no request for this long is closed, in ms (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60_000;
+/**
+ * Most HTTP sessions open at once; a new initialize past it gets 503. Each session holds an SDK
+ * Server and its promotions (breaker finding M8: 2,000 initializes in 3 s grew RSS by 94 MB).
+ */
+export const MAX_SESSIONS = 1000;
 
 /** Options for {@link serveHttp}. */
 export interface HttpOptions {
@@ -91,6 +96,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     return found.transport.handleRequest(req, res, body);
   }
   if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
+  if (live.size >= MAX_SESSIONS) return reply(res, 503, -32000, `Too many sessions (${MAX_SESSIONS}); close one with DELETE /mcp`);
   await startSession(req, res, body, options, live);
 }
 
