@@ -32,6 +32,8 @@ export interface HttpOptions {
   readonly logger: Logger;
   /** Makes a fresh session for a new HTTP session id. */
   readonly createSession: (id: string) => GatewaySession;
+  /** Most sessions at once (default {@link MAX_SESSIONS}). */
+  readonly maxSessions?: number;
   /** Told when a session ends (DELETE, idle, transport closed, shutdown). */
   readonly onSessionClosed: (id: string) => void;
 }
@@ -96,7 +98,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     return found.transport.handleRequest(req, res, body);
   }
   if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
-  if (live.size >= MAX_SESSIONS) return reply(res, 503, -32000, `Too many sessions (${MAX_SESSIONS}); close one with DELETE /mcp`);
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  if (live.size >= maxSessions) return reply(res, 503, -32000, `Too many sessions (${maxSessions}); close one with DELETE /mcp`);
   await startSession(req, res, body, options, live);
 }
 

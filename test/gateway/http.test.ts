@@ -32,6 +32,7 @@ function makeSession(id: string): GatewaySession {
       directory: { capabilities: () => [], request: async () => ({ ok: false, error: noUpstream }) },
       routes: { resources: new Map(), prompts: new Map(), templates: [] },
       naming: config.naming,
+      prefixed: () => true,
     },
     settings: { discoveryEnabled: true, defaultLimit: 5, maxLimit: 20, captureToolIo: false, callTool: 'auto' },
   });
@@ -43,8 +44,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('serveHttp sessions (DESIGN §11)', () => {
   let front: HttpFront | undefined;
   const closed: string[] = [];
-  const start = async (idleMs?: number): Promise<HttpFront> => {
-    front = await serveHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, createSession: makeSession, onSessionClosed: (id) => closed.push(id), ...(idleMs ? { idleMs } : {}) });
+  const start = async (idleMs?: number, maxSessions?: number): Promise<HttpFront> => {
+    front = await serveHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, createSession: makeSession, onSessionClosed: (id) => closed.push(id), ...(idleMs ? { idleMs } : {}), ...(maxSessions ? { maxSessions } : {}) });
     return front;
   };
   afterEach(async () => {
@@ -86,5 +87,14 @@ describe('serveHttp sessions (DESIGN §11)', () => {
     await front?.close();
     front = undefined;
     expect([...closed].sort()).toEqual([...ids].sort());
+  });
+
+  it('refuses a new session with 503 once maxSessions are open, and accepts again after one ends (breaker M8)', async () => {
+    const { url } = await start(undefined, 2);
+    const a = await openRawHttp(url);
+    await openRawHttp(url);
+    await expect(openRawHttp(url)).rejects.toThrow(/503|Too many sessions/);
+    expect(await a.remove()).toBe(200);
+    await expect(openRawHttp(url)).resolves.toBeDefined();
   });
 });
