@@ -10,6 +10,7 @@ import type {
   ServerConfig,
   SchemaSettings,
 } from './types.js';
+import { setOwn } from './interpolate.js';
 
 /** Longest qualified name: Claude Code prefixes `mcp__<alias>__` and model APIs cap names at 64 (DESIGN §4). */
 export const DEFAULT_MAX_NAME_LENGTH = 48;
@@ -64,13 +65,16 @@ export interface RawConfig {
   trace?: Partial<Config['trace']>;
 }
 
-/** Applies every default; drops `disabled` servers; maps `type: "sse"` to the SSE transport. */
+/**
+ * Applies every default; drops `disabled` servers; maps `type: "sse"` to the SSE transport.
+ * Server keys come from the file, so they are set as own properties ({@link setOwn}), never assigned.
+ */
 export function applyDefaults(raw: RawConfig, baseDir: string): Config {
   const servers: Record<string, ServerConfig> = {};
   for (const [key, entry] of Object.entries(raw.mcpServers)) {
     if (entry.disabled) continue;
     const { type, ...rest } = entry;
-    servers[key] = type === 'sse' && 'url' in rest && !rest.transport ? { ...rest, transport: 'sse' } : rest;
+    setOwn(servers, key, type === 'sse' && 'url' in rest && !rest.transport ? { ...rest, transport: 'sse' } : rest);
   }
   return {
     mcpServers: servers,

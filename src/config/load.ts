@@ -1,5 +1,5 @@
 /**
- * The config folder's only I/O: read the file, parse it, validate, interpolate, apply defaults.
+ * The config folder's only I/O: read the file, parse it, interpolate, validate, apply defaults.
  * Source: DESIGN §12 (refused at start with every problem by JSON path).
  */
 import { readFileSync } from 'node:fs';
@@ -26,7 +26,13 @@ export function loadConfig(path: string, env: Readonly<Record<string, string | u
   return parseConfig(text, env, dirname(file));
 }
 
-/** Same as {@link loadConfig} for text already read; `baseDir` resolves relative paths in the config. */
+/**
+ * Same as {@link loadConfig} for text already read; `baseDir` resolves relative paths in the config.
+ * Expands `${VAR}` first and validates the expanded value, so a placeholder may stand in any string
+ * the schema checks (`url`, `exposure`, `command`). A string that could not be expanded is reported
+ * once, for its variable or its syntax; schema complaints at that same path are dropped. A schema
+ * complaint about an expanded string quotes the string as written.
+ */
 export function parseConfig(
   text: string,
   env: Readonly<Record<string, string | undefined>>,
@@ -38,9 +44,15 @@ export function parseConfig(
   } catch (cause) {
     return err([{ path: '/', message: `not valid JSON: ${(cause as Error).message}` }]);
   }
-  const problems = validateConfig(raw);
   const expanded = interpolate(raw, env);
+  const unexpanded = new Set(expanded.problems.map((p) => p.path));
+  const problems = validateConfig(expanded.value)
+    .filter((p) => !unexpanded.has(p.path))
+    .map((p) => {
+      const written = expanded.sources.get(p.path);
+      return written === undefined ? p : { path: p.path, message: `${p.message} (expanded from ${JSON.stringify(written)})` };
+    });
   problems.push(...expanded.problems);
-  if (problems.length > 0) return err(problems);
+  if (problems.length > 0) return err(problems.sort((a, b) => a.path.localeCompare(b.path)));
   return ok(applyDefaults(expanded.value as RawConfig, baseDir));
 }

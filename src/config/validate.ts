@@ -1,7 +1,8 @@
 /**
- * Validates a parsed config against `config.schema.json` (the file that ships in the package)
- * and the rules JSON Schema cannot say. Returns every problem with its JSON path; no file I/O
- * beyond loading the schema once. Source: DESIGN §12.
+ * Validates a parsed, interpolated config against `config.schema.json` (the file that ships in the
+ * package) and the rules JSON Schema cannot say. Runs after `${VAR}` expansion, so every check sees
+ * the value the gateway will use. Returns every problem with its JSON path; no file I/O beyond
+ * loading the schema once. Source: DESIGN §12.
  */
 import { readFileSync } from 'node:fs';
 import AjvModule, { type ErrorObject } from 'ajv';
@@ -24,9 +25,9 @@ function validator(): NonNullable<typeof compiled> {
 }
 
 /**
- * Checks `raw` (a parsed JSON value) and returns every problem, sorted by path; empty when valid.
- * Beyond the schema: each server has exactly one of `command` / `url`, and stdio-only or
- * remote-only keys are not mixed.
+ * Checks `raw` (a parsed JSON value, after interpolation) and returns every problem, sorted by
+ * path; empty when valid. Beyond the schema: each server has exactly one of `command` / `url`,
+ * stdio-only and remote-only keys are not mixed, and `defaultLimit` fits under `maxLimit`.
  */
 export function validateConfig(raw: unknown): ConfigProblem[] {
   const check = validator();
@@ -38,7 +39,15 @@ export function validateConfig(raw: unknown): ConfigProblem[] {
 
 function describeError(error: ErrorObject): ConfigProblem[] {
   const path = error.instancePath || '/';
+  if (error.propertyName !== undefined) {
+    // An error about a key, from inside a `propertyNames` schema: report it at the key's own path.
+    const at = `${error.instancePath}/${escapePointer(error.propertyName)}`;
+    return [{ path: at, message: error.keyword === 'not' ? 'is a reserved name' : `as a key, ${error.message ?? 'is invalid'}` }];
+  }
   switch (error.keyword) {
+    case 'propertyNames':
+      // Its inner errors, which carry the offending key, were reported above.
+      return [];
     case 'additionalProperties': {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
       return [{ path: `${error.instancePath}/${escapePointer(extra)}`, message: 'is not a known key' }];
@@ -69,14 +78,14 @@ function serverShapeProblems(raw: unknown): ConfigProblem[] {
   for (const [key, entry] of Object.entries(servers as Record<string, unknown>)) {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) continue;
     const at = `/mcpServers/${escapePointer(key)}`;
-    const hasCommand = 'command' in entry;
-    const hasUrl = 'url' in entry;
+    const hasCommand = Object.hasOwn(entry, 'command');
+    const hasUrl = Object.hasOwn(entry, 'url');
     if (hasCommand === hasUrl) {
       problems.push({ path: at, message: hasCommand ? 'has both "command" and "url"; give one' : 'needs "command" (stdio) or "url" (remote)' });
       continue;
     }
     const foreign = hasCommand ? ['headers', 'transport'] : ['args', 'env', 'cwd', 'inheritEnv'];
-    for (const field of foreign.filter((f) => f in entry)) {
+    for (const field of foreign.filter((f) => Object.hasOwn(entry, f))) {
       problems.push({ path: `${at}/${field}`, message: `does not apply to a ${hasCommand ? 'stdio' : 'remote'} server` });
     }
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { schemaOptionsFor } from '../../src/config/defaults.js';
+import { applyDefaults, schemaOptionsFor, type RawConfig } from '../../src/config/defaults.js';
+import { assignNames } from '../../src/catalog/naming.js';
 
 const ok = (text: unknown, env: Record<string, string> = {}) => {
   const result = parseConfig(JSON.stringify(text), env, '/base');
@@ -63,5 +64,123 @@ describe('cross-field checks', () => {
   it('refuses a defaultLimit above maxLimit (DESIGN §5)', () => {
     const result = parseConfig(JSON.stringify({ mcpServers: {}, discovery: { defaultLimit: 30, maxLimit: 20 } }), {}, '/');
     expect(!result.ok && result.error).toEqual([{ path: '/discovery/defaultLimit', message: 'must not exceed maxLimit (20)' }]);
+  });
+});
+
+/** Problems of a config given as JSON text (raw text keeps keys like "__proto__" as written). */
+const problemsOf = (text: string, env: Record<string, string> = {}) => {
+  const result = parseConfig(text, env, '/');
+  return result.ok ? [] : result.error;
+};
+
+describe('${VAR} in validated fields (breaker M1): interpolated first, validated after', () => {
+  const text = '{"mcpServers":{"a":{"url":"${BREAKER_URL}","exposure":"${BREAKER_EXPO}"}}}';
+
+  it('accepts "url": "${BREAKER_URL}" and "exposure": "${BREAKER_EXPO}" when both are set', () => {
+    const result = parseConfig(text, { BREAKER_URL: 'http://127.0.0.1:3001/mcp', BREAKER_EXPO: 'direct' }, '/');
+    expect(result.ok && result.value.mcpServers.a).toEqual({ url: 'http://127.0.0.1:3001/mcp', exposure: 'direct' });
+  });
+
+  it('reports only the missing variable at a path, not also the schema complaint there', () => {
+    expect(problemsOf(text)).toEqual([
+      { path: '/mcpServers/a/exposure', message: 'environment variable ${BREAKER_EXPO} is not set' },
+      { path: '/mcpServers/a/url', message: 'environment variable ${BREAKER_URL} is not set' },
+    ]);
+  });
+
+  it('checks the expanded value and quotes the string as written', () => {
+    expect(problemsOf(text, { BREAKER_URL: 'ftp://example', BREAKER_EXPO: 'sometimes' })).toEqual([
+      { path: '/mcpServers/a/exposure', message: 'must be one of "direct", "deferred", "hidden" (expanded from "${BREAKER_EXPO}")' },
+      { path: '/mcpServers/a/url', message: 'must match pattern "^https?://" (expanded from "${BREAKER_URL}")' },
+    ]);
+  });
+
+  it('reports a malformed placeholder once at its path, with no schema complaint there', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"url":"${BREAKER_URL"}}}')).toEqual([
+      { path: '/mcpServers/a/url', message: 'malformed placeholder "${BREAKER_URL": no closing "}" (write $${ for a literal ${)' },
+    ]);
+  });
+});
+
+describe('strings that expand to invalid values (breaker low: empty command)', () => {
+  it('refuses command "${X:-}" at load instead of failing at spawn', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"${X:-}"}}}')).toEqual([
+      { path: '/mcpServers/a/command', message: 'must NOT have fewer than 1 characters (expanded from "${X:-}")' },
+    ]);
+  });
+
+  it('refuses a url that expands to something other than http(s)', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"url":"${U:-file:///etc/passwd}"}}}')).toEqual([
+      { path: '/mcpServers/a/url', message: 'must match pattern "^https?://" (expanded from "${U:-file:///etc/passwd}")' },
+    ]);
+  });
+});
+
+describe('keys that name object internals (breaker M2)', () => {
+  it('refuses a "__proto__" server key instead of silently dropping the server', () => {
+    expect(problemsOf('{"mcpServers":{"__proto__":{"command":"node","args":["server.js"]}}}')).toEqual([
+      { path: '/mcpServers/__proto__', message: 'is a reserved name' },
+    ]);
+  });
+
+  it.each(['constructor', 'prototype'])('refuses "%s" as a server key and as a tool-rule key', (key) => {
+    expect(problemsOf(`{"mcpServers":{"${key}":{"command":"x"},"b":{"command":"y","tools":{"${key}":{"exposure":"hidden"}}}}}`)).toEqual([
+      { path: `/mcpServers/b/tools/${key}`, message: 'is a reserved name' },
+      { path: `/mcpServers/${key}`, message: 'is a reserved name' },
+    ]);
+  });
+
+  it('refuses "__proto__" as a tool-rule key', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x","tools":{"__proto__":{"exposure":"direct"}}}}}')).toEqual([
+      { path: '/mcpServers/a/tools/__proto__', message: 'is a reserved name' },
+    ]);
+  });
+
+  it('keeps other Object.prototype names such as "toString" working as server and tool-rule keys', () => {
+    const config = ok(JSON.parse('{"mcpServers":{"toString":{"command":"x","tools":{"toString":{"exposure":"direct"},"hasOwnProperty":{"exposure":"hidden"}}}}}'));
+    expect(Object.keys(config.mcpServers)).toEqual(['toString']);
+    expect(Object.keys(config.mcpServers.toString?.tools ?? {})).toEqual(['toString', 'hasOwnProperty']);
+    expect(config.mcpServers.toString?.tools?.toString).toEqual({ exposure: 'direct' });
+  });
+
+  it('reports an empty server key at its own path', () => {
+    expect(problemsOf('{"mcpServers":{"":{"command":"x"}}}')).toEqual([
+      { path: '/mcpServers/', message: 'as a key, must NOT have fewer than 1 characters' },
+    ]);
+  });
+
+  it('applyDefaults sets server keys as own properties, never through the __proto__ setter', () => {
+    const raw = JSON.parse('{"mcpServers":{"__proto__":{"command":"node"},"b":{"command":"x","type":"stdio"}}}') as RawConfig;
+    const config = applyDefaults(raw, '/');
+    expect(Object.getPrototypeOf(config.mcpServers)).toBe(Object.prototype);
+    expect(Object.keys(config.mcpServers)).toEqual(['__proto__', 'b']);
+    expect(Object.getOwnPropertyDescriptor(config.mcpServers, '__proto__')?.value).toEqual({ command: 'node' });
+  });
+});
+
+describe('limits that must agree (breaker low)', () => {
+  it('naming bounds leave room for the separator and hash: separator ≤ 4 and maxLength ≥ 16', () => {
+    expect(problemsOf('{"mcpServers":{},"naming":{"separator":"abcde","maxLength":15}}')).toEqual([
+      { path: '/naming/maxLength', message: 'must be >= 16' },
+      { path: '/naming/separator', message: 'must NOT have more than 4 characters' },
+    ]);
+    const naming = ok({ mcpServers: {}, naming: { separator: 'abcd', maxLength: 16 } }).naming;
+    const { names } = assignNames(
+      [
+        { server: 'a-very-long-server-key', tool: 'a_very_long_tool_name', prefix: true },
+        { server: 'a-very-long-server-key', tool: 'a_very_long_tool_name_2', prefix: true },
+      ],
+      naming,
+    );
+    expect(names.every((name) => name.length <= 16)).toBe(true);
+    expect(new Set(names).size).toBe(2);
+  });
+
+  it('refuses unknown keys and bad values in exposure rules with their paths', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x","tools":{"read_*":{"exposure":"direct","visible":true},"w":{"exposure":"sometimes"},"z":"hidden"}}}}')).toEqual([
+      { path: '/mcpServers/a/tools/read_*/visible', message: 'is not a known key' },
+      { path: '/mcpServers/a/tools/w/exposure', message: 'must be one of "direct", "deferred", "hidden"' },
+      { path: '/mcpServers/a/tools/z', message: 'must be object' },
+    ]);
   });
 });

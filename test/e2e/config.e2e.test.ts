@@ -1,16 +1,43 @@
 /**
- * A bad config is refused before anything starts: non-zero exit and every problem by JSON path.
- * Source: issue #2 item 2, DESIGN §12.
+ * A bad config is refused before anything starts: non-zero exit and every problem by JSON path;
+ * `${VAR}` works in every string, validated after expansion.
+ * Source: issue #2 item 2, DESIGN §12, breaker findings M1, M2 and the empty-command finding.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { cliPath, tempDir, writeConfig } from '../helpers/gateway.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliPath, fixture, tempDir, writeConfig } from '../helpers/gateway.js';
+import { startHttpFixture } from '../upstream/e2eHelpers.js';
 
 function run(configPath: string, env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [cliPath, '--config', configPath], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000, input: '' });
 }
+
+/** Writes raw JSON text (keeps keys such as "__proto__" as written) as a config file; returns its path. */
+function writeText(text: string): string {
+  const path = join(tempDir(), 'servers.config.json');
+  writeFileSync(path, text);
+  return path;
+}
+
+/** `toolshelf inspect --json` without blocking the event loop (an HTTP fixture may be serving). */
+function inspect(configPath: string, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cliPath, 'inspect', '--json', '--config', configPath], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 20_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+type Inspected = { servers: { key: string; status: string; direct: number }[] };
 
 describe('a bad config file', () => {
   it('exits 2 and lists every problem by JSON path', () => {
@@ -61,5 +88,50 @@ describe('a bad config file', () => {
     const path = writeConfig({ mcpServers: { a: { command: '${TOOLSHELF_TEST_CMD:-node}', args: ['-e', ''] } }, discovery: { enabled: true } });
     const result = spawnSync(process.execPath, [cliPath, '--config', path], { encoding: 'utf8', input: '', timeout: 20_000 });
     expect(result.stderr).not.toMatch(/problem/);
+  });
+});
+
+describe('${VAR} in fields the schema checks (breaker M1)', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => children.forEach((child) => child.kill('SIGTERM')));
+  const text = '{"mcpServers":{"a":{"url":"${BREAKER_URL}","exposure":"${BREAKER_EXPO}"}}}';
+
+  it('accepts "url": "${BREAKER_URL}" and "exposure": "${BREAKER_EXPO}" when both are set, and uses them', async () => {
+    const remote = await startHttpFixture(fixture('httpSessions.mjs'));
+    children.push(remote.child);
+    const result = await inspect(writeText(text), { BREAKER_URL: remote.url, BREAKER_EXPO: 'direct' });
+    expect(result.stderr).not.toMatch(/problem/);
+    expect(result.status).toBe(0);
+    expect((JSON.parse(result.stdout) as Inspected).servers).toMatchObject([{ key: 'a', status: 'ready', direct: 2 }]);
+  });
+
+  it('names each missing variable once, without the schema complaints at the same paths', async () => {
+    const result = await inspect(writeText(text));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('has 2 problem(s)');
+    expect(result.stderr).toContain('/mcpServers/a/exposure: environment variable ${BREAKER_EXPO} is not set');
+    expect(result.stderr).toContain('/mcpServers/a/url: environment variable ${BREAKER_URL} is not set');
+  });
+
+  it('refuses command "${X:-}" at load (exit 2) instead of failing at spawn', async () => {
+    const result = await inspect(writeText('{"mcpServers":{"a":{"command":"${X:-}"}}}'));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('/mcpServers/a/command: must NOT have fewer than 1 characters (expanded from "${X:-}")');
+    expect(result.stderr).not.toMatch(/cannot be empty/);
+  });
+});
+
+describe('server keys that name object internals (breaker M2)', () => {
+  it('refuses a "__proto__" server (exit 2) instead of starting with 0 upstreams', async () => {
+    const result = await inspect(writeText(`{"mcpServers":{"__proto__":{"command":"node","args":[${JSON.stringify(fixture('counter.mjs'))}]}}}`));
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('/mcpServers/__proto__: is a reserved name');
+  });
+
+  it('starts a server keyed "toString" with a "toString" tool rule like any other', async () => {
+    const result = await inspect(writeText(`{"mcpServers":{"toString":{"command":"node","args":[${JSON.stringify(fixture('counter.mjs'))}],"tools":{"toString":{"exposure":"hidden"},"call_count":{"exposure":"direct"}}}}}`));
+    expect(result.status).toBe(0);
+    expect((JSON.parse(result.stdout) as Inspected).servers).toMatchObject([{ key: 'toString', status: 'ready', direct: 1 }]);
   });
 });
