@@ -33,7 +33,7 @@ export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { 
     case 'timeout':
       return { result: errorResult(`${who} did not answer within ${formatMs(outcome.ms)}; the call was cancelled.`), failure: 'timeout' };
     case 'unavailable': {
-      const retry = outcome.retryInMs === undefined ? '' : outcome.retryInMs < 1000 ? ' It is being retried now.' : ` It will be retried in about ${Math.ceil(outcome.retryInMs / 1000)} s.`;
+      const retry = outcome.retryInMs === undefined ? '' : outcome.retryInMs <= 0 ? ' It is being retried now.' : ` It will be retried in about ${Math.ceil(outcome.retryInMs / 1000)} s.`;
       return { result: errorResult(`${who} is unavailable: ${outcome.reason}.${retry}`), failure: 'unavailable' };
     }
     case 'cancelled':
