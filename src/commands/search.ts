@@ -14,7 +14,7 @@ import { parseSearchArgs } from '../gateway/bridgeTools.js';
 import { searchResult } from '../gateway/results.js';
 import type { SearchOutcome } from '../gateway/types.js';
 import type { BuiltShelf } from '../shelf.js';
-import { openShelf, StartupError, type OpenShelf } from '../toolshelf.js';
+import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
 import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
 
