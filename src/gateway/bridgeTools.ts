@@ -57,7 +57,8 @@ export function parseSearchArgs(
   if (typeof query !== 'string' || query.trim() === '') {
     return { error: 'tool_search needs "query": a non-empty string saying what you want to do.' };
   }
-  const raw = args.limit;
+  // Models sometimes send numbers as strings ("3"); those are read as the number they spell.
+  const raw = typeof args.limit === 'string' && /^\s*\d+\s*$/.test(args.limit) ? Number(args.limit) : args.limit;
   if (raw !== undefined && (typeof raw !== 'number' || !Number.isFinite(raw))) {
     return { error: `tool_search "limit" must be an integer from 1 to ${maxLimit}.` };
   }

@@ -7,7 +7,8 @@ describe('tool_search and call_tool arguments (DESIGN §5)', () => {
     expect(parseSearchArgs({ query: 'x', limit: 0 }, 5, 20)).toEqual({ query: 'x', limit: 1 });
     expect(parseSearchArgs({ query: 'x', limit: 1e9 }, 5, 20)).toEqual({ query: 'x', limit: 20 });
     expect(parseSearchArgs({ query: 'x', limit: 2.7 }, 5, 20)).toEqual({ query: 'x', limit: 2 });
-    expect(parseSearchArgs({ query: 'x', limit: '5' }, 5, 20)).toHaveProperty('error');
+    expect(parseSearchArgs({ query: 'x', limit: '3' }, 5, 20)).toEqual({ query: 'x', limit: 3 });
+    expect(parseSearchArgs({ query: 'x', limit: 'five' }, 5, 20)).toHaveProperty('error');
     expect(parseSearchArgs({ query: '  ' }, 5, 20)).toHaveProperty('error');
   });
 
