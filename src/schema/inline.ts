@@ -7,7 +7,8 @@
 
 import type { JsonObject } from '../catalog/types.js';
 import { jsonBytes } from './measure.js';
-import { collectRefs, hasEmbeddedResources, pruneDefinitions, refResolver, within } from './refs.js';
+import { PointerIndex } from './pointers.js';
+import { collectRefs, hasEmbeddedResources, pruneDefinitions, refResolver } from './refs.js';
 import { cloneJson, isObject, walkSchema } from './walk.js';
 
 /**
@@ -47,30 +48,81 @@ export function inlineRefs(schema: JsonObject): JsonObject {
   return out;
 }
 
-/** Targets that can reach themselves by expanding the references inside them. */
+/**
+ * Targets that can reach themselves by expanding the references inside them: a reference inside target
+ * `t` is an edge from `t` to its own target, and the recursive targets are those on a cycle.
+ */
 function recursiveTargets(schema: JsonObject): Set<string> {
   const refs = collectRefs(schema);
-  const targets = [...new Set(refs.flatMap((r) => (r.target === undefined ? [] : [r.target])))];
-  const edges = new Map<string, string[]>();
-  for (const t of targets) {
-    edges.set(t, [...new Set(refs.filter((r) => r.target !== undefined && within(r.from, t)).map((r) => r.target as string))]);
-  }
-  const recursive = new Set<string>();
-  for (const start of targets) {
-    const seen = new Set<string>();
-    const stack = [...(edges.get(start) ?? [])];
-    while (stack.length > 0) {
-      const next = stack.pop() as string;
-      if (next === start) {
-        recursive.add(start);
-        break;
-      }
-      if (seen.has(next)) continue;
-      seen.add(next);
-      stack.push(...(edges.get(next) ?? []));
+  const targets = new PointerIndex<string>();
+  for (const r of refs) if (r.target !== undefined) targets.add(r.target, r.target);
+  const edges = new Map<string, Set<string>>();
+  for (const r of refs) {
+    if (r.target === undefined) continue;
+    for (const t of targets.along(r.from)) {
+      const out = edges.get(t);
+      if (out === undefined) edges.set(t, new Set([r.target]));
+      else out.add(r.target);
     }
   }
-  return recursive;
+  return onCycles(edges);
+}
+
+/** One node on the depth-first path of `onCycles`, with the successors it has yet to visit. */
+interface Frame {
+  readonly node: string;
+  readonly next: Iterator<string>;
+}
+
+/**
+ * The nodes of a directed graph that lie on a cycle: in a strongly connected component of two or more
+ * nodes, or with an edge to themselves. Tarjan's algorithm, linear in nodes and edges, with an explicit
+ * stack so a chain of thousands of definitions cannot overflow the call stack.
+ * Source: Tarjan, "Depth-first search and linear graph algorithms" (1972).
+ */
+function onCycles(edges: ReadonlyMap<string, ReadonlySet<string>>): Set<string> {
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const open: OpenNodes = { stack: [], members: new Set() };
+  const cyclic = new Set<string>();
+  const path: Frame[] = [];
+  const enter = (node: string): void => {
+    low.set(node, order.size);
+    order.set(node, order.size);
+    open.stack.push(node);
+    open.members.add(node);
+    path.push({ node, next: (edges.get(node) ?? new Set<string>()).values() });
+  };
+  const lower = (node: string, to: number): void => void low.set(node, Math.min(low.get(node) as number, to));
+  for (const start of edges.keys()) {
+    if (!order.has(start)) enter(start);
+    for (let frame = path.at(-1); frame !== undefined; frame = path.at(-1)) {
+      const step = frame.next.next();
+      if (step.done !== true) {
+        if (!order.has(step.value)) enter(step.value);
+        else if (open.members.has(step.value)) lower(frame.node, order.get(step.value) as number);
+        continue;
+      }
+      path.pop();
+      const parent = path.at(-1);
+      if (parent !== undefined) lower(parent.node, low.get(frame.node) as number);
+      if (low.get(frame.node) === order.get(frame.node)) closeComponent(frame.node, open, edges, cyclic);
+    }
+  }
+  return cyclic;
+}
+
+/** Tarjan's stack of nodes not yet assigned to a component, with a set for membership tests. */
+interface OpenNodes {
+  readonly stack: string[];
+  readonly members: Set<string>;
+}
+
+/** Pops the component rooted at `root` off `open`; adds its nodes to `cyclic` when they form a cycle. */
+function closeComponent(root: string, open: OpenNodes, edges: ReadonlyMap<string, ReadonlySet<string>>, cyclic: Set<string>): void {
+  const component = open.stack.splice(open.stack.lastIndexOf(root));
+  for (const node of component) open.members.delete(node);
+  if (component.length > 1 || edges.get(root)?.has(root) === true) for (const node of component) cyclic.add(node);
 }
 
 /** Rewrites a `{ $ref, ...siblings }` node in place into its target merged with the siblings. */

@@ -38,7 +38,7 @@ export function projectTool(tool: UpstreamTool, options: ProjectionOptions): Pro
   const compacted: CompactionResult =
     compaction === false
       ? { schema: prepared, rung: 0, bytes: prepared === canonical ? canonicalBytes : jsonBytes(prepared) }
-      : compactSchema(prepared, compaction.maxSchemaBytes);
+      : compactSchema(prepared, compaction.maxSchemaBytes, prepared === canonical ? canonicalBytes : jsonBytes(prepared));
   return {
     description: compaction === false ? description : clipDescription(description, compaction.maxDescriptionBytes),
     inputSchema: compacted.schema,

@@ -6,6 +6,7 @@
  */
 
 import type { JsonObject } from '../catalog/types.js';
+import { PointerIndex } from './pointers.js';
 import { escapeToken, isObject, walkSchema } from './walk.js';
 
 /** Keywords holding definition tables: 2020-12 `$defs` and draft-07 `definitions`. */
@@ -42,16 +43,24 @@ export function hasEmbeddedResources(root: JsonObject): boolean {
 /** Builds a resolver for `root` (indexes anchors once). Source: JSON Schema 2020-12 §8.2.2–8.2.3. */
 export function refResolver(root: JsonObject): RefResolver {
   const anchors = new Map<string, string>();
-  walkSchema(root, ({ node, ptr }) => {
-    for (const key of ['$anchor', '$dynamicAnchor'] as const) {
-      const name = node[key];
-      if (typeof name === 'string' && !anchors.has(name)) anchors.set(name, ptr);
-    }
-    // draft-07 spelled anchors as `$id: "#name"`.
-    if (typeof node.$id === 'string' && node.$id.startsWith('#') && node.$id.length > 1) {
-      anchors.set(node.$id.slice(1), ptr);
-    }
-  });
+  walkSchema(root, ({ node, ptr }) => indexAnchors(anchors, node, ptr));
+  return resolverWith(root, anchors);
+}
+
+/** Records the anchors `node` declares, at `ptr`: the first `$anchor` of a name wins, a draft-07 `$id` anchor the last. */
+function indexAnchors(anchors: Map<string, string>, node: JsonObject, ptr: string): void {
+  for (const key of ['$anchor', '$dynamicAnchor'] as const) {
+    const name = node[key];
+    if (typeof name === 'string' && !anchors.has(name)) anchors.set(name, ptr);
+  }
+  // draft-07 spelled anchors as `$id: "#name"`.
+  if (typeof node.$id === 'string' && node.$id.startsWith('#') && node.$id.length > 1) {
+    anchors.set(node.$id.slice(1), ptr);
+  }
+}
+
+/** A resolver for `root` given its anchors (name → pointer from `root`). */
+function resolverWith(root: JsonObject, anchors: ReadonlyMap<string, string>): RefResolver {
   const rootId = typeof root.$id === 'string' ? root.$id.split('#')[0] : undefined;
   const at = (ptr: string): unknown => pointerGet(root, ptr);
   const targetPtr = (ref: unknown): string | undefined => {
@@ -80,7 +89,7 @@ function pointerGet(root: unknown, ptr: string): unknown {
   if (ptr === '') return root;
   let node: unknown = root;
   for (const raw of ptr.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const token = raw.includes('~') ? raw.replace(/~1/g, '/').replace(/~0/g, '~') : raw;
     if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token)) node = node[Number(token)];
     else if (isObject(node) && Object.hasOwn(node, token)) node = node[token];
     else return undefined;
@@ -88,9 +97,11 @@ function pointerGet(root: unknown, ptr: string): unknown {
   return node;
 }
 
-/** True when `ptr` is `outer` or lies inside it. */
-export function within(ptr: string, outer: string): boolean {
-  return ptr === outer || ptr.startsWith(`${outer}/`);
+/** A schema resource (the root, or a subschema with its own `$id`): where it sits and its anchors, relative to it. */
+interface Resource {
+  readonly ptr: string;
+  readonly node: JsonObject;
+  readonly anchors: Map<string, string>;
 }
 
 /** One reference: the node holding it, its keyword, where it sits, and the absolute pointer it targets. */
@@ -108,71 +119,122 @@ export interface RefSite {
  * `$id` (compared verbatim) resolves inside that resource. Source: JSON Schema 2020-12 §8.2.1, §9.2.
  */
 export function collectRefs(root: JsonObject): RefSite[] {
-  const resources = new Map<string, RefResolver>();
-  const ids = new Map<string, string>();
+  const resources = new PointerIndex<Resource>();
+  const ids = new Map<string, Resource>();
+  const found: { readonly node: JsonObject; readonly key: string; readonly from: string; readonly home?: Resource }[] = [];
+  // One walk: resources, the anchors of each (a node's anchor counts in every resource around it), references.
   walkSchema(root, ({ node, ptr }) => {
-    if (ptr !== '' && !isResource(node)) return;
-    resources.set(ptr, refResolver(node));
-    if (typeof node.$id === 'string') ids.set(node.$id.split('#')[0] ?? '', ptr);
-  });
-  const sites: RefSite[] = [];
-  walkSchema(root, ({ node, ptr }) => {
-    for (const key of REF_KEYWORDS) {
-      if (!(key in node)) continue;
-      const ref = node[key];
-      const uri = typeof ref === 'string' ? (ref.split('#')[0] ?? '') : '';
-      const base = uri !== '' && ids.has(uri) ? (ids.get(uri) as string) : innermost(resources, ptr);
-      const target = resources.get(base)?.targetPtr(ref);
-      sites.push({ node, key, from: ptr, target: target === undefined ? undefined : base + target });
+    if (ptr === '' || isResource(node)) {
+      const resource = { ptr, node, anchors: new Map<string, string>() };
+      resources.add(ptr, resource);
+      if (typeof node.$id === 'string') ids.set(node.$id.split('#')[0] ?? '', resource);
     }
+    const around = resources.along(ptr);
+    for (const resource of around) indexAnchors(resource.anchors, node, ptr.slice(resource.ptr.length));
+    for (const key of REF_KEYWORDS) if (key in node) found.push({ node, key, from: ptr, home: around.at(-1) });
   });
-  return sites;
+  const resolvers = new Map<Resource, RefResolver>();
+  const resolve = (resource: Resource, ref: unknown): string | undefined => {
+    let resolver = resolvers.get(resource);
+    if (resolver === undefined) resolvers.set(resource, (resolver = resolverWith(resource.node, resource.anchors)));
+    const target = resolver.targetPtr(ref);
+    return target === undefined ? undefined : resource.ptr + target;
+  };
+  return found.map(({ node, key, from, home }) => {
+    const ref = node[key];
+    const uri = typeof ref === 'string' ? (ref.split('#')[0] ?? '') : '';
+    const resource = (uri === '' ? undefined : ids.get(uri)) ?? home;
+    return { node, key, from, target: resource === undefined ? undefined : resolve(resource, ref) };
+  });
 }
 
-function innermost(resources: Map<string, unknown>, ptr: string): string {
-  let best = '';
-  for (const base of resources.keys()) if (within(ptr, base) && base.length > best.length) best = base;
-  return best;
+/** One `$defs` / `definitions` table: the schema holding it and its keyword there. */
+interface DefinitionTable {
+  readonly holder: JsonObject;
+  readonly keyword: (typeof DEFINITION_KEYWORDS)[number];
+}
+
+/** One entry of a definition table: the table, its name there, and its pointer from the root. */
+interface DefinitionEntry {
+  readonly table: JsonObject;
+  readonly name: string;
+  readonly ptr: string;
 }
 
 /**
  * Removes every `$defs` / `definitions` entry no live reference reaches, and tables left empty.
- * A reference is live outside definition tables, or inside an entry that is itself reached.
- * Mutates `root`. Source: DESIGN §7 rung 1.
+ * A reference is live outside definition tables, or inside an entry that is itself reached; a reference
+ * reaches the entry holding its target and every entry around that one. Linear in the number of entries
+ * and references (each reference is looked at once, when it becomes live).
+ * Mutates `root`; returns true when it removed anything. Source: DESIGN §7 rung 1.
  */
-export function pruneDefinitions(root: JsonObject): void {
-  const entries: { table: JsonObject; name: string; ptr: string }[] = [];
-  walkSchema(root, ({ node, ptr }) => {
-    for (const kw of DEFINITION_KEYWORDS) {
-      const table = node[kw];
-      if (!isObject(table)) continue;
-      for (const name of Object.keys(table)) entries.push({ table, name, ptr: `${ptr}/${kw}/${escapeToken(name)}` });
-    }
-  });
-  if (entries.length === 0) return;
-  const refs = collectRefs(root);
-  const reached = new Set<string>();
-  let frontier = refs.filter((r) => !entries.some((e) => within(r.from, e.ptr)));
-  while (frontier.length > 0) {
-    const fresh = entries.filter((e) => !reached.has(e.ptr) && frontier.some((r) => r.target !== undefined && within(r.target, e.ptr)));
-    for (const e of fresh) reached.add(e.ptr);
-    frontier = refs.filter((r) => fresh.some((e) => within(r.from, e.ptr)));
-  }
-  for (const e of entries) if (!reached.has(e.ptr)) delete e.table[e.name];
-  dropEmptyTables(root);
+export function pruneDefinitions(root: JsonObject): boolean {
+  const { tables, entries } = definitions(root);
+  if (entries.length === 0) return false;
+  const reached = reachedEntries(root, entries);
+  const unreached = entries.filter((e) => !reached.has(e));
+  for (const e of unreached) delete e.table[e.name];
+  const emptied = tables.filter(({ holder, keyword }) => Object.keys(holder[keyword] as JsonObject).length === 0);
+  for (const { holder, keyword } of emptied) delete holder[keyword];
+  return unreached.length > 0 || emptied.length > 0;
 }
 
-function dropEmptyTables(root: JsonObject): void {
-  walkSchema(root, ({ node }) => {
-    for (const kw of DEFINITION_KEYWORDS) if (isObject(node[kw]) && Object.keys(node[kw]).length === 0) delete node[kw];
+/** The entries that live references reach (see `pruneDefinitions`). */
+function reachedEntries(root: JsonObject, entries: readonly DefinitionEntry[]): Set<DefinitionEntry> {
+  const index = new PointerIndex<DefinitionEntry>();
+  for (const entry of entries) index.add(entry.ptr, entry);
+  // Reached entries are closed outwards, so a reference is live exactly when its outermost entry is reached.
+  const waiting = new Map<DefinitionEntry, RefSite[]>();
+  const live: RefSite[] = [];
+  for (const site of collectRefs(root)) {
+    const home = index.along(site.from)[0];
+    if (home === undefined) live.push(site);
+    else if (waiting.has(home)) waiting.get(home)?.push(site);
+    else waiting.set(home, [site]);
+  }
+  const reached = new Set<DefinitionEntry>();
+  for (let site = live.pop(); site !== undefined; site = live.pop()) {
+    if (site.target === undefined) continue;
+    for (const entry of index.along(site.target)) {
+      if (reached.has(entry)) continue;
+      reached.add(entry);
+      for (const next of waiting.get(entry) ?? []) live.push(next);
+    }
+  }
+  return reached;
+}
+
+/** Every definition table in the schema (empty ones too) and every entry in them. */
+function definitions(root: JsonObject): { tables: DefinitionTable[]; entries: DefinitionEntry[] } {
+  const tables: DefinitionTable[] = [];
+  const entries: DefinitionEntry[] = [];
+  walkSchema(root, ({ node, ptr }) => {
+    for (const keyword of DEFINITION_KEYWORDS) {
+      const table = node[keyword];
+      if (!isObject(table)) continue;
+      tables.push({ holder: node, keyword });
+      for (const name of Object.keys(table)) entries.push({ table, name, ptr: `${ptr}/${keyword}/${escapeToken(name)}` });
+    }
   });
+  return { tables, entries };
 }
 
 /**
  * Deletes every `$ref` / `$dynamicRef` that does not resolve inside `root` (its target was removed, or it
  * is remote), keeping its siblings: the subschema then accepts more, never less, and still compiles.
- * Mutates `root`. Source: DESIGN §7 ("compaction only ever loosens what is advertised").
+ * Mutates `root`; returns how many references it dropped and how many are left.
+ * Source: DESIGN §7 ("compaction only ever loosens what is advertised").
  */
-export function dropDanglingRefs(root: JsonObject): void {
-  for (const site of collectRefs(root)) if (site.target === undefined) delete site.node[site.key];
+export function dropDanglingRefs(root: JsonObject): { readonly dropped: number; readonly left: number } {
+  let dropped = 0;
+  let left = 0;
+  for (const site of collectRefs(root)) {
+    if (site.target !== undefined) {
+      left += 1;
+      continue;
+    }
+    delete site.node[site.key];
+    dropped += 1;
+  }
+  return { dropped, left };
 }

@@ -132,6 +132,30 @@ describe('compaction ladder (§7), one rung at a time', () => {
     });
   });
 
+  it('past rung 6: stops at the first cut that fits, as re-measuring after every cut would', () => {
+    // Names and descriptions with multi-byte text, a boolean schema, a `__proto__` property, a property without type.
+    const names = ['__proto__', 'région', '名前', 'plain', 'flag', 'untyped', ...Array.from({ length: 14 }, (_, i) => `p${i}`)];
+    const property = (name: string, i: number): unknown =>
+      name === 'flag'
+        ? true
+        : { ...(name === 'untyped' ? {} : { type: 'string' }), description: text('é', 20 + ((i * 37) % 90)), enum: Array.from({ length: (i * 7) % 30 }, (_, k) => `v${k}`) };
+    const properties: JsonObject = Object.fromEntries(names.map((name, i) => [name, property(name, i)]));
+    const schema: JsonObject = { type: 'object', description: 'root', properties, required: ['plain'] };
+    expect(Object.keys(properties)).toContain('__proto__');
+    // Budgets on both sides of every size the cuts pass through, so an off-by-one byte count shows.
+    const budgets = cutsOneByOne(schema).flatMap((candidate) => [jsonBytes(candidate), jsonBytes(candidate) - 1]);
+    let checked = 0;
+    for (const maxSchemaBytes of budgets) {
+      const out = compactSchema(schema, maxSchemaBytes);
+      if (out.rung !== 6) continue;
+      const expected = cutsOneByOne(schema).find((candidate) => jsonBytes(candidate) <= maxSchemaBytes) ?? topLevelSurface(schema);
+      expect(out.schema, `budget ${maxSchemaBytes}`).toEqual(expected);
+      expect(out.bytes).toBe(jsonBytes(out.schema));
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(30);
+  });
+
   it('reports bytes over budget when even the top-level surface does not fit', () => {
     const properties = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`argument_number_${i}`, { type: 'string', description: 'd' }]));
     const schema = { type: 'object', properties };
@@ -141,6 +165,33 @@ describe('compaction ladder (§7), one rung at a time', () => {
     expect(out.bytes).toBeGreaterThan(5000);
   });
 });
+
+/**
+ * The schemas the past-rung-6 search passes through, in order, built the slow, obvious way, for schemas
+ * whose properties rungs 1–6 leave as `{ type?, enum? }`: descriptions restored, then properties cut
+ * largest first to `{ type?, description }`, then to `{ type? }`, one cut per candidate.
+ */
+function cutsOneByOne(schema: JsonObject): JsonObject[] {
+  const props = schema.properties as JsonObject;
+  const forms = Object.keys(props).map((name) => {
+    const p = props[name];
+    if (typeof p !== 'object' || p === null) return { name, forms: [p, p, p] };
+    const { description, ...rest } = p as JsonObject;
+    const bare = 'type' in rest ? { type: rest.type } : {};
+    return { name, forms: [{ ...rest, description }, { ...bare, description }, bare] };
+  });
+  const stage = new Map<string, number>();
+  const build = (): JsonObject => ({ ...schema, properties: Object.fromEntries(forms.map((f) => [f.name, f.forms[stage.get(f.name) ?? 0]])) });
+  const order = [...forms].sort((a, b) => jsonBytes(b.forms[0]) - jsonBytes(a.forms[0]) || (a.name < b.name ? -1 : 1));
+  const candidates = [build()];
+  for (const level of [1, 2]) {
+    for (const { name } of order) {
+      stage.set(name, level);
+      candidates.push(build());
+    }
+  }
+  return candidates;
+}
 
 describe('clipDescription (§7: clipped at a character boundary, ending in …)', () => {
   it('keeps text that fits, byte for byte', () => {

@@ -31,3 +31,34 @@ export function wideAnyOf(width: number): JsonObject {
 export function text(unit: string, n: number): string {
   return unit.repeat(Math.ceil(n / Buffer.byteLength(unit)));
 }
+
+const LOREM = 'lorem ipsum dolor sit amet, consectetur adipiscing elit. ';
+
+/** `count` top-level string properties, each with a description of about `descriptionBytes` bytes. */
+export function describedProperties(count: number, descriptionBytes: number): JsonObject {
+  const properties: JsonObject = {};
+  for (let i = 0; i < count; i++) {
+    properties[`field_${i}`] = { type: 'string', description: `Field ${i}: ${text(LOREM, descriptionBytes)}` };
+  }
+  return { type: 'object', properties, required: ['field_0'] };
+}
+
+/** `count` described `$defs`, each referring to the next and the last to the first, entered from one property. */
+export function defsRing(count: number): JsonObject {
+  const $defs: JsonObject = {};
+  for (let i = 0; i < count; i++) {
+    $defs[`node_${i}`] = {
+      type: 'object',
+      description: `Node ${i}: ${text(LOREM, 200)}`,
+      properties: { next: { $ref: `#/$defs/node_${(i + 1) % count}` }, value: { type: 'string', description: 'Value.' } },
+    };
+  }
+  return { type: 'object', properties: { start: { $ref: '#/$defs/node_0' } }, required: ['start'], $defs };
+}
+
+/** The result of `run` and the milliseconds it took. */
+export function timed<T>(run: () => T): { readonly result: T; readonly ms: number } {
+  const started = performance.now();
+  const result = run();
+  return { result, ms: performance.now() - started };
+}

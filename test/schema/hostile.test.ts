@@ -1,0 +1,72 @@
+/**
+ * Hostile-upstream sizes: schemas an upstream may send to stall the gateway's event loop. Each case is
+ * the input that once took seconds (re-measuring the whole schema after every property cut; pairwise
+ * definition reachability; ajv's pairwise `uniqueItems` over an `enum` in the draft-07 meta-schema), with
+ * its result checked and a time bound loose enough for a loaded 2-core machine but far below the old cost.
+ * Source: DESIGN §7; hostile-upstream findings (reduceToSurface 45 s at 1 MB, `$defs` ring 2.9 s, 62,000-value enum 29 s).
+ */
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/catalog/types.js';
+import { compactSchema } from '../../src/schema/compact.js';
+import { jsonBytes } from '../../src/schema/measure.js';
+import { projectTool } from '../../src/schema/project.js';
+import { pruneDefinitions } from '../../src/schema/refs.js';
+import { topLevelSurface } from '../../src/schema/surface.js';
+import { defsRing, describedProperties, timed } from './fixtures.js';
+
+/** Generous: the slowest case took 0.4 s on a loaded 2-core machine after the fix; before, these inputs took 1.5 to 45 s. */
+const BOUND_MS = 1000;
+const verbatim = { resolveRefs: false, stripKeywords: false, strict: false };
+const everything = { resolveRefs: true, stripKeywords: true, strict: true };
+const thirdParty = { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 };
+
+describe('compaction of hostile schemas stays near-linear (§7)', () => {
+  it('2,800 described properties (~1 MB) fall back to the surface at once', () => {
+    const schema = describedProperties(2800, 300);
+    expect(jsonBytes(schema)).toBeGreaterThan(1_000_000);
+    const { result, ms } = timed(() => projectTool({ name: 'wide', inputSchema: schema }, { prepare: verbatim, compaction: thirdParty }));
+    expect(result).toMatchObject({ rung: 6, withinBudget: false });
+    expect(result.inputSchema).toEqual(topLevelSurface(schema));
+    expect(result.projectedBytes).toBe(jsonBytes(result.inputSchema));
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('2,800 described properties with enums, budget between surface and whole: cut largest first, just enough', () => {
+    const schema = describedProperties(2800, 300);
+    const properties = schema.properties as Record<string, JsonObject>;
+    for (const [i, property] of Object.values(properties).entries()) property.enum = Array.from({ length: 20 }, (_, k) => `choice_${i}_${k}`);
+    const maxSchemaBytes = 500_000;
+    const { result, ms } = timed(() => compactSchema(schema, maxSchemaBytes));
+    expect(result.rung).toBe(6);
+    expect(result.bytes).toBe(jsonBytes(result.schema));
+    expect(result.bytes).toBeLessThanOrEqual(maxSchemaBytes);
+    // Every enum is cut before any description; then descriptions go one by one, no more than needed.
+    const kept = Object.values(result.schema.properties as Record<string, JsonObject>);
+    expect(kept.filter((p) => 'enum' in p)).toEqual([]);
+    expect(kept.filter((p) => 'description' in p).length).toBeGreaterThan(1000);
+    expect(result.bytes).toBeGreaterThan(maxSchemaBytes - 400);
+    expect(topLevelSurface(result.schema)).toEqual(topLevelSurface(schema));
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('a ring of 2,500 $defs (~1 MB) projects with and without preparation', () => {
+    const schema = defsRing(2500);
+    expect(jsonBytes(schema)).toBeGreaterThan(900_000);
+    for (const prepare of [verbatim, everything]) {
+      const { result, ms } = timed(() => projectTool({ name: 'ring', inputSchema: schema }, { prepare, compaction: thirdParty }));
+      expect(result.withinBudget).toBe(true);
+      expect(topLevelSurface(result.inputSchema)).toEqual(topLevelSurface(schema));
+      expect(ms).toBeLessThan(BOUND_MS);
+    }
+  });
+
+  it('rung 1 keeps a ring of 2,500 $defs reached from the root and drops a ring nothing reaches', () => {
+    const reached = defsRing(2500);
+    const orphans = defsRing(2500).$defs as Record<string, unknown>;
+    const $defs = { ...(reached.$defs as object), ...Object.fromEntries(Object.entries(orphans).map(([name]) => [`orphan_${name}`, { $ref: `#/$defs/orphan_${name}` }])) };
+    const schema = { ...reached, $defs };
+    const { ms } = timed(() => pruneDefinitions(schema));
+    expect(Object.keys(schema.$defs)).toEqual(Object.keys(reached.$defs as object));
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+});
