@@ -126,6 +126,45 @@ describe('Admission against the canonical schema (§7)', () => {
   });
 });
 
+describe('meta-schema constraints checked without ajv\'s meta-schema pass (§7)', () => {
+  it('forwards unvalidated, with a warning, a schema whose broken constraint would change what is accepted', () => {
+    const broken: Record<string, JsonObject> = {
+      'negative maxLength': { type: 'object', properties: { a: { type: 'string', maxLength: -1 } } },
+      'fractional minItems': { type: 'object', properties: { a: { type: 'array', minItems: 1.5 } } },
+      'zero multipleOf': { type: 'object', properties: { n: { type: 'number', multipleOf: 0 } } },
+      'empty anyOf': { type: 'object', properties: { a: { anyOf: [] } } },
+      'number in required': { type: 'object', required: [5] },
+      'number as a property schema': { type: 'object', properties: { a: 5 } },
+      'number in a dependencies list': { type: 'object', dependencies: { a: [5] } },
+      'number in a 2020-12 prefixItems': { type: 'array', prefixItems: [5] },
+    };
+    for (const [name, schema] of Object.entries(broken)) {
+      expect(new Admission().check('t', schema, { a: 'x', n: 3 }), name).toEqual({
+        ok: true,
+        validated: false,
+        warning: expect.stringContaining('schema is invalid: /'),
+      });
+    }
+  });
+
+  it('validates duplicates in enum, type and required by their meaning (they change nothing)', () => {
+    const schema = { type: 'object', properties: { mode: { type: ['string', 'string'], enum: ['a', 'a', 'b'] } }, required: ['mode', 'mode'] };
+    const admission = new Admission();
+    expect(admission.check('t', schema, { mode: 'b' })).toEqual({ ok: true, validated: true });
+    expect(admission.check('t', schema, { mode: 'c' })).toMatchObject({ ok: false, violations: [{ path: '/mode', message: 'must be one of "a", "a", "b"' }] });
+    expect(admission.check('t', schema, {})).toMatchObject({ ok: false, violations: [{ path: '', message: 'missing required property "mode"' }] });
+  });
+
+  it('never throws on an anyOf too wide for V8 to parse its validator; forwards it unvalidated if need be', () => {
+    const schema = { type: 'object', properties: { v: { anyOf: Array.from({ length: 2000 }, (_, i) => ({ const: i })) } } };
+    const admission = new Admission();
+    const first = admission.check('t', schema, { v: 1999 });
+    expect(first.ok).toBe(true);
+    if (first.ok && !first.validated) expect(first.warning).toContain('Maximum call stack size exceeded');
+    expect(admission.check('t', schema, { v: 1999 })).toEqual({ ok: true, validated: first.ok && first.validated });
+  });
+});
+
 describe('dialects (draft-07 and 2020-12)', () => {
   it('picks the dialect from $schema, else from 2019-09+ keywords, else draft-07', () => {
     expect(schemaDialect(fixture('draft07-definitions'))).toBe('draft-07');

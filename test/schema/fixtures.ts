@@ -56,6 +56,11 @@ export function defsRing(count: number): JsonObject {
   return { type: 'object', properties: { start: { $ref: '#/$defs/node_0' } }, required: ['start'], $defs };
 }
 
+/** One required string property whose `enum` holds `count` distinct values `product_0`… */
+export function bigEnum(count: number): JsonObject {
+  return { type: 'object', properties: { code: { type: 'string', enum: Array.from({ length: count }, (_, i) => `product_${i}`) } }, required: ['code'] };
+}
+
 /** The result of `run` and the milliseconds it took. */
 export function timed<T>(run: () => T): { readonly result: T; readonly ms: number } {
   const started = performance.now();
