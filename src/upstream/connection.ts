@@ -1,10 +1,12 @@
 /**
  * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client, start-up
- * within a time limit, restarts with backoff after a crash or a failed start, reconnection when a
- * remote session expires, the throttled re-list on `notifications/tools/list_changed`, and per-call
+ * within a time limit (whatever hangs), restarts with backoff after a crash or a failed start,
+ * reconnection when a remote session expires, the throttled re-list on
+ * `notifications/tools/list_changed`, the rate limit on its other notifications, and per-call
  * timeout, total cap, cancellation and progress. Knows no qualified names or exposure. An upstream
  * failure never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so
- * tests drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3.
+ * tests drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report
+ * (H2, M5–M7, C5).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -13,8 +15,11 @@ import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { listAllTools } from './listTools.js';
-import { classifyFailure, isSessionExpired } from './outcome.js';
+import { listAllTools, listingWarnings } from './listTools.js';
+import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
+import { classifyFailure, isSessionExpired, notSentReason } from './outcome.js';
+import { SpawnError } from './process.js';
+import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { capTotal } from './totalCap.js';
 import { transportsFor, type TransportFactory } from './transport.js';
@@ -22,7 +27,7 @@ import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
 
 /** Throttle window for bursts of upstream list_changed, in ms: one re-list this long after the first (server-everything sends seven in a row; DESIGN §9). */
 export const LIST_CHANGED_DEBOUNCE_MS = 100;
-/** Longest wait for `initialize` + the first full `tools/list`, in ms. */
+/** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** Default per-call idle timeout in ms, reset by progress (the SDK's own default; DESIGN §11). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -36,9 +41,15 @@ export interface ConnectionOptions {
   readonly logger: Logger;
   /** toolshelf's version, sent as clientInfo. */
   readonly version: string;
-  /** Called after the tool list changed (re-list after list_changed, a restart or a reconnection). */
+  /**
+   * Called after the tool list changed: the first listing (which may complete after a caller that
+   * stopped waiting built its view), a re-list after list_changed, a restart or a reconnection.
+   */
   readonly onToolsChanged: (key: string) => void;
-  /** Every other notification from the upstream (resources, prompts, logging), for pass-through. */
+  /**
+   * Every other notification from the upstream (resources, prompts, logging), for pass-through,
+   * rate-limited per upstream by a {@link NotificationGate}.
+   */
   readonly onNotification?: (key: string, notification: { method: string; params?: Record<string, unknown> }) => void;
   /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
   readonly startTimeoutMs?: number;
@@ -74,13 +85,21 @@ export class UpstreamConnection {
   private relisting = false;
   private relistAgain = false;
   private renewing: Promise<Client | undefined> | undefined;
-  private readonly stderrTail: string[] = [];
+  /** Counts start attempts; a step of an abandoned attempt (timed out, closed) sees a newer number and changes nothing. */
+  private generation = 0;
+  /** Ends the start in progress at once (for close()). */
+  private abandonStart: ((reason: Error) => void) | undefined;
+  private readonly stderrTail = new StderrTail();
+  private readonly notifications: NotificationGate | undefined;
 
   constructor(
     readonly key: string,
     private readonly server: ServerConfig,
     private readonly options: ConnectionOptions,
-  ) {}
+  ) {
+    const forward = options.onNotification;
+    if (forward) this.notifications = new NotificationGate(key, (notification) => forward(key, notification));
+  }
 
   /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
   private startTimeoutMs(): number {
@@ -88,33 +107,59 @@ export class UpstreamConnection {
   }
 
   /**
-   * Connects and lists tools within the start timeout. Never rejects: on failure the status is
-   * `failed` (never up) or `down` (was up) and a restart is scheduled. A process that did not start
-   * in time is ended in the background, so this never waits past the start timeout for it.
+   * Connects and lists tools within the start timeout, whatever hangs (a process, a remote stream
+   * that never opens, a server that never answers). Never rejects: on failure the status is `failed`
+   * (never up) or `down` (was up) and a restart is scheduled. A process that did not start in time
+   * is ended in the background, so this never waits past the start timeout for it; close() ends it
+   * at once. Tools that differ from before (the first listing too) are announced with
+   * `onToolsChanged`. A configuration problem ({@link SpawnError}) is logged once while it repeats.
    */
   async start(): Promise<void> {
     if (this.isClosed()) return;
     this.status = 'starting';
+    const timeoutMs = this.startTimeoutMs();
+    const generation = ++this.generation;
+    const before = fingerprint(this.tools);
     try {
-      await this.connect(Date.now() + this.startTimeoutMs());
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
+        this.abandonStart = reject;
+        void this.connect(generation, Date.now() + timeoutMs)
+          .then(resolve, reject)
+          .finally(() => clearTimeout(timer));
+      });
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
+      if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
     } catch (error) {
       if (this.isClosed()) return;
+      const previous = this.lastError;
       this.lastError = describe(error, this.stderrTail);
       this.status = this.tools.length > 0 ? 'down' : 'failed';
-      this.options.logger[this.attempt === 0 ? 'error' : 'warn'](`upstream "${this.key}" failed to start: ${this.lastError}`);
+      const repeated = error instanceof SpawnError && this.lastError === previous;
+      const note = error instanceof SpawnError && !repeated ? ' (retried with backoff; logged again only if the cause changes)' : '';
+      this.options.logger[repeated ? 'debug' : this.attempt === 0 ? 'error' : 'warn'](`upstream "${this.key}" failed to start: ${this.lastError}${note}`);
       this.endClient();
-      this.scheduleRestart();
+      this.scheduleRestart(repeated);
+    } finally {
+      // A step of this attempt still under way (after a timeout or close()) now changes nothing.
+      this.abandonStart = undefined;
+      this.generation += 1;
     }
   }
 
-  private async connect(deadline: number): Promise<void> {
+  /** True while start attempt `generation` is the live one (not timed out, not closed). */
+  private isCurrent(generation: number): boolean {
+    return generation === this.generation && !this.isClosed();
+  }
+
+  private async connect(generation: number, deadline: number): Promise<void> {
     const make = this.options.transports ?? transportsFor(this.options.baseDir);
     let lastError: unknown = new Error('no transport for this server');
-    this.stderrTail.length = 0;
+    this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
+      if (!this.isCurrent(generation)) break;
       const client = new Client({ name: 'toolshelf', version: this.options.version }, { capabilities: {} });
       this.client = client;
       this.transport = candidate();
@@ -123,51 +168,51 @@ export class UpstreamConnection {
         client.onclose = () => this.onClosed(client);
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRelist());
-        client.fallbackNotificationHandler = async (notification) =>
-          this.options.onNotification?.(this.key, notification as { method: string; params?: Record<string, unknown> });
-        this.tools = await this.relist(client, remaining(deadline));
+        client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
+        const tools = await this.relist(client, deadline);
+        if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
+        this.tools = tools;
         return;
       } catch (error) {
         lastError = error;
+        if (!this.isCurrent(generation)) break;
         this.endClient();
-        if (this.isClosed()) break;
       }
     }
     throw lastError;
   }
 
   private onStderr(line: string): void {
-    this.stderrTail.push(line.slice(0, 500));
-    if (this.stderrTail.length > 10) this.stderrTail.shift();
+    this.stderrTail.push(line);
     this.options.logger.debug(`[${this.key}] ${line.slice(0, 2000)}`);
   }
 
   private onClosed(client: Client): void {
     if (client !== this.client || this.status !== 'ready') return;
     this.status = 'down';
-    this.lastError = `the server exited${this.stderrTail.length ? `: ${this.stderrTail.at(-1)}` : ''}`;
+    const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
+    const quote = this.stderrTail.quote();
+    this.lastError = `the server ${endedBy}${quote ? `: ${quote}` : ''}`;
     this.options.logger.warn(`upstream "${this.key}" disconnected; ${this.lastError}`);
     this.endClient();
     if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) this.attempt = 0;
-    this.scheduleRestart();
+    this.scheduleRestart(false);
   }
 
-  private scheduleRestart(): void {
+  /** Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated configuration problem). */
+  private scheduleRestart(quiet: boolean): void {
     this.attempt += 1;
     const delay = backoffDelayMs(this.attempt, (this.options.random ?? Math.random)(), this.options.backoff ?? DEFAULT_BACKOFF);
     this.retryAt = Date.now() + delay;
-    this.options.logger.info(`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempt})`);
+    this.options.logger[quiet ? 'debug' : 'info'](`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempt})`);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.restart(), delay);
     this.retryTimer.unref();
   }
 
   private async restart(): Promise<void> {
-    const before = JSON.stringify(this.tools);
     await this.start();
-    if (this.status !== 'ready') return;
-    this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
-    if (JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
+    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
   }
 
   private scheduleRelist(): void {
@@ -187,31 +232,29 @@ export class UpstreamConnection {
       return;
     }
     this.relisting = true;
-    const before = JSON.stringify(this.tools);
+    const before = fingerprint(this.tools);
     try {
-      this.tools = await this.relist(client, this.startTimeoutMs());
+      this.tools = await this.relist(client, Date.now() + this.startTimeoutMs());
     } catch (error) {
-      this.options.logger.warn(`upstream "${this.key}": re-list failed: ${describe(error, [])}`);
+      this.options.logger.warn(`upstream "${this.key}": re-list failed: ${describe(error)}`);
     }
     this.relisting = false;
-    if (JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
+    if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
     if (this.relistAgain) {
       this.relistAgain = false;
       this.scheduleRelist();
     }
   }
 
-  private async relist(client: Client, timeoutMs: number): Promise<UpstreamTool[]> {
-    const parsed = await listAllTools(
-      (cursor) =>
-        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout: timeoutMs }) as Promise<
-          Record<string, unknown>
-        >,
+  /** Lists every tool by `deadline` (epoch ms) and logs a bounded summary of what was dropped. */
+  private async relist(client: Client, deadline: number): Promise<UpstreamTool[]> {
+    const listing = await listAllTools(
+      (cursor, timeout) =>
+        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout }) as Promise<Record<string, unknown>>,
+      deadline,
     );
-    for (const skipped of parsed.skipped) {
-      this.options.logger.warn(`upstream "${this.key}": dropped tool ${skipped.name}: ${skipped.reason}`);
-    }
-    return parsed.tools;
+    for (const line of listingWarnings(listing, this.startTimeoutMs())) this.options.logger.warn(`upstream "${this.key}": ${line}`);
+    return listing.tools;
   }
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
@@ -267,6 +310,8 @@ export class UpstreamConnection {
       return { ok: true, result: result as Record<string, unknown> };
     } catch (error) {
       if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
+      const unsent = notSentReason(error);
+      if (unsent) return { ok: false, error: { code: ErrorCode.InvalidParams, message: `the params could not be sent: ${unsent}; nothing reached the upstream` } };
       const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
       return { ok: false, error: { code, message: error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error) } };
     }
@@ -307,9 +352,7 @@ export class UpstreamConnection {
     this.renewing = (async () => {
       this.options.logger.info(`upstream "${this.key}": session expired; reconnecting`);
       this.endClient();
-      const before = JSON.stringify(this.tools);
       await this.start();
-      if (this.status === 'ready' && JSON.stringify(this.tools) !== before) this.options.onToolsChanged(this.key);
       this.renewing = undefined;
       return this.status === 'ready' ? this.client : undefined;
     })();
@@ -341,6 +384,8 @@ export class UpstreamConnection {
     this.status = 'closed';
     clearTimeout(this.retryTimer);
     clearTimeout(this.relistTimer);
+    this.notifications?.close();
+    this.abandonStart?.(new Error('closed'));
     this.endClient();
     await Promise.all(this.ending.values());
   }
@@ -361,6 +406,24 @@ export class UpstreamConnection {
   }
 }
 
+/**
+ * The tool list as one string to compare, or undefined when it cannot be serialised (a schema
+ * nested too deeply for the stack: the catalogue drops such a tool, the connection must not fail on it).
+ */
+function fingerprint(tools: readonly UpstreamTool[]): string | undefined {
+  try {
+    return JSON.stringify(tools);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `tools` differ from the list `before` was taken of; a list that cannot be compared counts as changed. */
+function changedSince(before: string | undefined, tools: readonly UpstreamTool[]): boolean {
+  const now = fingerprint(tools);
+  return before === undefined || now === undefined || now !== before;
+}
+
 function remaining(deadline: number): number {
   return Math.max(1, deadline - Date.now());
 }
@@ -370,8 +433,9 @@ function hasSession(client: Client): boolean {
   return client.transport?.sessionId !== undefined;
 }
 
-function describe(error: unknown, stderrTail: readonly string[]): string {
+/** A failure in words: the error, and the stderr line most worth quoting when `stderrTail` is given. */
+function describe(error: unknown, stderrTail?: StderrTail): string {
   const message = error instanceof Error ? error.message : String(error);
-  const tail = stderrTail.filter((l) => l.trim()).slice(-3).join(' | ');
-  return tail ? `${message} (stderr: ${tail})` : message;
+  const quote = stderrTail?.quote();
+  return quote ? `${message} (stderr: ${quote})` : message;
 }

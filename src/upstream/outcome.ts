@@ -1,6 +1,6 @@
 /**
- * How a failed upstream request reads as a {@link CallOutcome}, and which failures mean a remote
- * session expired. Pure: the connection passes in what it knows about the call. Source: STYLE §3
+ * How a failed upstream request reads as a {@link CallOutcome}, which failures happened before the
+ * request left the gateway, and which mean a remote session expired. Pure: the connection passes in what it knows about the call. Source: STYLE §3
  * (ok | timeout | unavailable | cancelled | upstream_error); MCP spec, Transports › Streamable HTTP ›
  * Session management (HTTP 404 for an unknown session).
  */
@@ -27,6 +27,8 @@ export interface FailedCall {
  */
 export function classifyFailure(error: unknown, call: FailedCall): CallOutcome {
   if (call.aborted) return { kind: 'cancelled' };
+  const unsent = notSentReason(error);
+  if (unsent) return { kind: 'upstream_error', message: `the arguments could not be sent: ${unsent}; nothing reached the upstream`, notSent: true };
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     const data = error.data as { timeout?: unknown; maxTotalTimeout?: unknown } | undefined;
     if (typeof data?.maxTotalTimeout === 'number') return { kind: 'timeout', ms: data.maxTotalTimeout };
@@ -37,6 +39,17 @@ export function classifyFailure(error: unknown, call: FailedCall): CallOutcome {
   }
   if (error instanceof McpError) return { kind: 'upstream_error', code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
   return { kind: 'upstream_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Why a request failed before it left the gateway, or undefined when it may have left. Every
+ * transport serialises with `JSON.stringify` before writing, which throws a RangeError for values
+ * nested too deeply for the stack or too long for a string; nothing else in a send throws one.
+ */
+export function notSentReason(error: unknown): string | undefined {
+  if (!(error instanceof RangeError)) return undefined;
+  if (/call stack/i.test(error.message)) return 'they are nested too deeply to serialise (Maximum call stack size exceeded)';
+  return `they could not be serialised (${error.message})`;
 }
 
 /** True when a Streamable HTTP request was refused with 404: the server no longer knows our session. */

@@ -38,7 +38,11 @@ export class UpstreamPool {
     }
   }
 
-  /** Starts every upstream at once; resolves when each is ready or has failed. Never rejects. */
+  /**
+   * Starts every upstream at once; resolves when each is ready or has failed, by the start timeout
+   * at the latest, or at once after close(). Never rejects. An upstream that comes up later (on a
+   * retry) is announced with `onToolsChanged`.
+   */
   async start(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.start()));
   }

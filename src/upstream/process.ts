@@ -1,10 +1,12 @@
 /**
- * Child processes for stdio upstreams: spawned as leaders of their own process group, stderr drained
- * from the first byte, and ended as a whole group. Knows nothing of MCP.
- * Source: DESIGN §11; issue #2 traps (SDK close() signals only the direct child, so servers behind
- * `npx` or a shell are orphaned; an unread stderr pipe deadlocks a chatty child).
+ * Child processes for stdio upstreams: checked before spawning (empty command, missing working
+ * folder), spawned as leaders of their own process group, stderr drained from the first byte, and
+ * ended as a whole group. Spawn failures become a {@link SpawnError} naming the real cause. Knows
+ * nothing of MCP. Source: DESIGN §11; issue #2 traps (SDK close() signals only the direct child, so
+ * servers behind `npx` or a shell are orphaned; an unread stderr pipe deadlocks a chatty child).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineFramer } from './lineFramer.js';
 
@@ -27,6 +29,50 @@ export interface SpawnSpec {
 }
 
 /**
+ * A stdio upstream that could not be started because of its configuration or the file system
+ * (missing command or working folder, no permission): it will not fix itself between retries.
+ */
+export class SpawnError extends Error {
+  readonly code = 'spawn_failed';
+}
+
+/** The folder a child runs in: `spec.cwd` resolved against `baseDir`, else `baseDir`. */
+export function workingFolder(spec: SpawnSpec, baseDir: string): string {
+  return spec.cwd ? resolve(baseDir, spec.cwd) : baseDir;
+}
+
+/**
+ * Why `spec` cannot be spawned, checked before trying (Node reports a missing working folder as
+ * `spawn <command> ENOENT`, blaming the command); undefined when nothing is known to be wrong.
+ */
+export function spawnProblem(spec: SpawnSpec, baseDir: string): string | undefined {
+  if (spec.command.trim() === '') return 'the command is empty';
+  const cwd = workingFolder(spec, baseDir);
+  try {
+    if (!statSync(cwd).isDirectory()) return `working folder ${cwd} is not a folder`;
+  } catch {
+    return `working folder ${cwd} does not exist`;
+  }
+  return undefined;
+}
+
+/** What each errno of a failed spawn says about the command. */
+const SPAWN_CAUSES: Readonly<Record<string, string>> = {
+  ENOENT: 'was not found',
+  EACCES: 'cannot be run: permission denied, or not a program',
+  ENOTDIR: 'cannot be run: a part of its path is not a folder',
+  EISDIR: 'is a folder',
+};
+
+/** A spawn failure (`error` event or synchronous throw) in words that name the command and the cause, e.g. `command "x" was not found (ENOENT)`. */
+export function spawnFailure(error: unknown, command: string): SpawnError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const cause = code !== undefined ? SPAWN_CAUSES[code] : undefined;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new SpawnError(cause ? `command "${command}" ${cause} (${code})` : `command "${command}" could not be started: ${detail}`, { cause: error });
+}
+
+/**
  * The child's environment: `env` merged over the parent's (default), or over a minimal safe set
  * when `inheritEnv` is false. Values starting with `()` (shell functions) are never passed on.
  */
@@ -42,12 +88,13 @@ export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv): Re
 
 /**
  * Spawns `spec` in its own process group with piped stdio. Each stderr line goes to `onStderrLine`
- * as it arrives (so the pipe never fills), cut to {@link MAX_STDERR_LINE_BYTES}. Throws nothing:
- * spawn failures surface as the child's `error` event.
+ * as it arrives (so the pipe never fills), cut to {@link MAX_STDERR_LINE_BYTES}. Node reports most
+ * spawn failures as the child's `error` event but throws some at once (e.g. ENOTDIR): callers map
+ * both with {@link spawnFailure}.
  */
 export function spawnGroup(spec: SpawnSpec, baseDir: string, onStderrLine: (line: string) => void): ChildProcess {
   const child = spawn(spec.command, [...(spec.args ?? [])], {
-    cwd: spec.cwd ? resolve(baseDir, spec.cwd) : baseDir,
+    cwd: workingFolder(spec, baseDir),
     env: childEnvironment(spec, process.env),
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
@@ -77,18 +124,28 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** How long to wait for a SIGKILLed group to be gone, in ms (a zombie nobody reaps would count as alive forever). */
+const SIGKILL_WAIT_MS = 500;
+
 /**
  * Ends the child's whole process group: stdin closed, SIGTERM to the group, SIGKILL to whatever
- * is left after `graceMs`. Resolves once the group is gone (or after the SIGKILL).
+ * is left after `graceMs`. Resolves once the group is gone, or {@link SIGKILL_WAIT_MS} after the SIGKILL.
  */
 export async function killGroup(child: ChildProcess, graceMs = KILL_GRACE_MS): Promise<void> {
   const pid = child.pid;
   child.stdin?.destroy();
   if (pid === undefined) return;
   signalGroup(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
+  if (await groupGone(pid, graceMs)) return;
+  signalGroup(pid, 'SIGKILL');
+  await groupGone(pid, SIGKILL_WAIT_MS);
+}
+
+/** Polls until the group led by `pid` is gone or `ms` pass; true when it is gone. */
+async function groupGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
   while (groupAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
+  return !groupAlive(pid);
 }
 
 /** Synchronous last resort for `process.on('exit')`: SIGKILL the group at once. */

@@ -31,4 +31,10 @@ export type CallOutcome =
   | { readonly kind: 'timeout'; readonly ms: number }
   | { readonly kind: 'unavailable'; readonly reason: string; readonly retryInMs?: number }
   | { readonly kind: 'cancelled' }
-  | { readonly kind: 'upstream_error'; readonly code?: number; readonly message: string };
+  | {
+      readonly kind: 'upstream_error';
+      readonly code?: number;
+      readonly message: string;
+      /** Set when the request never left the gateway (its arguments could not be serialised): not the upstream's doing. */
+      readonly notSent?: true;
+    };

@@ -81,6 +81,7 @@ describe('restart after a crash (issue #5 item 1)', () => {
   it('re-lists after a return and reports a change, but not an unchanged list', async () => {
     const changed: string[] = [];
     await started(fake.options({ onToolsChanged: (key) => changed.push(key) }));
+    expect(changed.splice(0)).toEqual(['up']); // the first listing
     await fake.crash();
     await vi.advanceTimersByTimeAsync(375);
     expect(conn.status).toBe('ready');
@@ -145,6 +146,24 @@ describe('start-up (issue #5 item 3)', () => {
     expect(conn.status).toBe('ready');
   });
 
+  it('announces the first listing, so a caller that stopped waiting for start() learns of the tools (breaker C5)', async () => {
+    const changed: string[] = [];
+    fake.plan.push('hang');
+    conn = new UpstreamConnection('up', fakeServer(), fake.options({ startTimeoutMs: 2000, onToolsChanged: (key) => changed.push(key) }));
+    void conn.start();
+    await vi.advanceTimersByTimeAsync(2000 + 375);
+    expect(conn.status).toBe('ready');
+    expect(changed).toEqual(['up']);
+    await conn.close();
+    const empty = new FakeUpstream();
+    empty.tools = [];
+    conn = new UpstreamConnection('up', fakeServer(), empty.options({ onToolsChanged: (key) => changed.push(key) }));
+    void conn.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(conn.status).toBe('ready');
+    expect(changed).toEqual(['up']);
+  });
+
   it('reports a failed first start as failed with the reason, and comes up on a later attempt', async () => {
     const changed: string[] = [];
     fake.plan.push('fail');
@@ -161,6 +180,7 @@ describe('list_changed (DESIGN §9, issue #5 item 3)', () => {
   it('re-lists once for a burst of hundreds of notifications', async () => {
     const changed: string[] = [];
     await started(fake.options({ onToolsChanged: (key) => changed.push(key) }));
+    changed.length = 0;
     const before = fake.listCalls;
     fake.tools = [tool('echo'), tool('second')];
     await fake.announce(500);
@@ -252,6 +272,7 @@ describe('expired remote session (issue #5 item 1)', () => {
   it('reconnects and sends the call once more', async () => {
     const changed: string[] = [];
     await started(fake.options({ onToolsChanged: (key) => changed.push(key) }));
+    changed.length = 0;
     fake.expireSession();
     const outcome = await conn.callTool('echo', {});
     expect(outcome).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: 'echo ok' }] } });

@@ -1,7 +1,8 @@
 /**
  * An in-process upstream for UpstreamConnection tests: an SDK Server behind an in-memory transport,
- * created afresh for every connection attempt, so a test can crash it, make starts fail or hang,
- * expire its session, and count what reached it. No processes, sockets or real timers.
+ * created afresh for every connection attempt, so a test can crash it, make starts fail, hang or
+ * stall, expire its session, flood it with log messages, and count what reached it. No processes,
+ * sockets or real timers.
  */
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -11,6 +12,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage, typ
 import type { ServerConfig } from '../../src/config/types.js';
 import type { ConnectionOptions } from '../../src/upstream/connection.js';
 import { silentLogger } from '../../src/trace/log.js';
+import { SpawnError } from '../../src/upstream/process.js';
 import type { TransportFactory } from '../../src/upstream/transport.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -18,8 +20,12 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** A tool with an empty object schema. */
 export const tool = (name: string): Tool => ({ name, description: `The ${name} tool.`, inputSchema: { type: 'object' } });
 
-/** What one connection attempt does. */
-export type AttemptMode = 'serve' | 'fail' | 'hang';
+/**
+ * What one connection attempt does: serve; fail to spawn (`fail`); fail for a configuration
+ * problem (`misconfigured`, a SpawnError); never answer initialize (`hang`); or never finish
+ * starting the transport, like an SSE stream that never sends its endpoint (`stall`).
+ */
+export type AttemptMode = 'serve' | 'fail' | 'misconfigured' | 'hang' | 'stall';
 
 export class FakeUpstream {
   tools: Tool[] = [tool('echo')];
@@ -52,6 +58,11 @@ export class FakeUpstream {
     this.expired = true;
   }
 
+  /** Sends `count` info log messages (`notifications/message`) in a row. */
+  async log(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) await this.server?.sendLoggingMessage({ level: 'info', data: `log ${i}` });
+  }
+
   /** Sends `notifications/tools/list_changed` `count` times in a row. */
   async announce(count = 1): Promise<void> {
     for (let i = 0; i < count; i++) await this.server?.sendToolListChanged();
@@ -60,7 +71,9 @@ export class FakeUpstream {
   private attempt(): Transport {
     this.attempts.push(Date.now());
     const mode = this.plan.shift() ?? 'serve';
-    if (mode === 'fail') return failing();
+    if (mode === 'fail') return failing(new Error('spawn fake ENOENT'));
+    if (mode === 'misconfigured') return failing(new SpawnError('working folder /nonexistent/dir does not exist'));
+    if (mode === 'stall') return { start: () => new Promise<void>(() => {}), send: async () => undefined, close: async () => undefined };
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     if (mode === 'hang') return clientSide;
     this.expired = false;
@@ -82,7 +95,7 @@ export class FakeUpstream {
   }
 
   private makeServer(): Server {
-    const server = new Server({ name: 'fake', version: '1' }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server({ name: 'fake', version: '1' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => {
       this.listCalls += 1;
       return { tools: this.tools };
@@ -110,10 +123,10 @@ export class FakeUpstream {
   }
 }
 
-/** A transport whose start fails, like a command that cannot be spawned. */
-function failing(): Transport {
+/** A transport whose start fails with `error`, like a command that cannot be spawned. */
+function failing(error: Error): Transport {
   return {
-    start: () => Promise.reject(new Error('spawn fake ENOENT')),
+    start: () => Promise.reject(error),
     send: () => Promise.reject(new Error('not started')),
     close: async () => undefined,
   };

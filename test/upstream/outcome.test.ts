@@ -37,6 +37,23 @@ describe('classifyFailure', () => {
     expect(classifyFailure(serverError, call)).toEqual({ kind: 'upstream_error', code: -32000, message: 'database is locked' });
   });
 
+  it('reads a serialisation failure as not sent, not as the upstream failing (breaker M5)', () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) deep = { a: deep };
+    let error: unknown;
+    try {
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: deep } });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(classifyFailure(error, call)).toEqual({
+      kind: 'upstream_error',
+      message: 'the arguments could not be sent: they are nested too deeply to serialise (Maximum call stack size exceeded); nothing reached the upstream',
+      notSent: true,
+    });
+    expect(classifyFailure(new RangeError('Invalid string length'), call)).toMatchObject({ notSent: true, message: expect.stringContaining('Invalid string length') });
+  });
+
   it('keeps any other error as an upstream error with its message', () => {
     expect(classifyFailure(new TypeError('fetch failed'), call)).toEqual({ kind: 'upstream_error', message: 'fetch failed' });
     expect(classifyFailure('odd', call)).toEqual({ kind: 'upstream_error', message: 'odd' });
