@@ -90,6 +90,8 @@ export class UpstreamConnection {
   /** Ends the start in progress at once (for close()). */
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
+  /** The warnings of the last listing, joined: the same ones are not logged twice in a row. */
+  private lastListingWarnings = '';
   private readonly notifications: NotificationGate | undefined;
 
   constructor(
@@ -246,14 +248,21 @@ export class UpstreamConnection {
     }
   }
 
-  /** Lists every tool by `deadline` (epoch ms) and logs a bounded summary of what was dropped. */
+  /**
+   * Lists every tool by `deadline` (epoch ms) and logs a bounded summary of what was dropped, unless
+   * the last listing said the same (a server re-announcing the same broken list is logged once).
+   */
   private async relist(client: Client, deadline: number): Promise<UpstreamTool[]> {
     const listing = await listAllTools(
       (cursor, timeout) =>
         client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout }) as Promise<Record<string, unknown>>,
       deadline,
     );
-    for (const line of listingWarnings(listing, this.startTimeoutMs())) this.options.logger.warn(`upstream "${this.key}": ${line}`);
+    const warnings = listingWarnings(listing, this.startTimeoutMs());
+    if (warnings.join('\n') !== this.lastListingWarnings) {
+      for (const line of warnings) this.options.logger.warn(`upstream "${this.key}": ${line}`);
+    }
+    this.lastListingWarnings = warnings.join('\n');
     return listing.tools;
   }
 

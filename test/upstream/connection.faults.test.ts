@@ -134,7 +134,7 @@ describe('floods from one upstream', () => {
     });
   });
 
-  it('logs a listing with hundreds of dropped tools in 11 lines (breaker M6)', async () => {
+  it('logs a listing with hundreds of dropped tools in 11 lines, and the same listing again not at all (breaker M6)', async () => {
     const { logger, lines } = recordingLogger();
     fake.tools = [tool('echo'), ...Array.from({ length: 300 }, () => tool('echo'))];
     const conn = await started(fake.options({ logger }));
@@ -142,5 +142,14 @@ describe('floods from one upstream', () => {
     const warnings = lines.filter((l) => l.startsWith('warn:'));
     expect(warnings).toHaveLength(11);
     expect(warnings.at(-1)).toBe('warn: upstream "up": …and 290 more dropped (reasons: duplicate name ×290)');
+    for (let i = 0; i < 20; i++) {
+      await fake.announce();
+      await vi.advanceTimersByTimeAsync(150);
+    }
+    expect(lines.filter((l) => l.startsWith('warn:'))).toHaveLength(11);
+    fake.tools = [tool('echo'), tool('second'), tool('second')];
+    await fake.announce();
+    await vi.advanceTimersByTimeAsync(150);
+    expect(lines.filter((l) => l.startsWith('warn:')).at(-1)).toBe('warn: upstream "up": dropped tool second: duplicate name');
   });
 });
