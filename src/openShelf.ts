@@ -60,19 +60,25 @@ export interface OpenShelf {
   close(): Promise<void>;
 }
 
+/** What the serving gateway hooks into; `inspect` and `search` need none of it. */
+export interface ShelfHooks {
+  /** After each rebuild of the shelf (debounced upstream tool changes). */
+  readonly onRebuilt?: () => void;
+  /** Upstream notifications beyond tools, for pass-through. */
+  readonly onNotification?: ConnectionOptions['onNotification'];
+  /** Upstream requests for the client (sampling, elicitation); when absent, upstreams are not offered them. */
+  readonly onServerRequest?: ConnectionOptions['onServerRequest'];
+  /** Aborting it during start-up ends the upstreams and rejects with {@link StartupError}. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Starts every upstream in parallel and builds the shelf; rebuilds it (debounced) when an upstream's
  * tools change and then calls `onRebuilt`. Throws {@link StartupError} on a name collision involving a
  * `prefix: false` server (DESIGN §4), after ending the upstreams. Used by serve, inspect and search.
  */
-export async function openShelf(
-  config: Config,
-  logger: Logger,
-  version: string,
-  onRebuilt: () => void = () => {},
-  onNotification?: ConnectionOptions['onNotification'],
-  signal?: AbortSignal,
-): Promise<OpenShelf> {
+export async function openShelf(config: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal } = hooks;
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
@@ -86,6 +92,7 @@ export async function openShelf(
       rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
     },
     ...(onNotification ? { onNotification } : {}),
+    ...(onServerRequest ? { onServerRequest } : {}),
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);

@@ -32,6 +32,8 @@ export interface DispatchContext {
   readonly settings: DispatchSettings;
   readonly callToolEnabled: boolean;
   readonly isPromoted: (qualifiedName: string) => boolean;
+  /** Told when a call goes upstream; the returned function when it is back (routes sampling and elicitation). */
+  readonly onForward?: (server: string) => () => void;
 }
 
 /** The result for the client and the qualified names the session should promote. */
@@ -103,16 +105,19 @@ async function callByName(
   }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
-  const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
-    signal: extra.signal,
-    ...(Object.keys(meta).length > 0 ? { meta } : {}),
-    ...(progressToken !== undefined
-      ? {
-          onProgress: (p) =>
-            void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
-        }
-      : {}),
-  });
+  const back = ctx.onForward?.(entry.server);
+  const outcome = await ctx.caller
+    .callTool(entry.server, entry.upstreamName, verdict.args, {
+      signal: extra.signal,
+      ...(Object.keys(meta).length > 0 ? { meta } : {}),
+      ...(progressToken !== undefined
+        ? {
+            onProgress: (p) =>
+              void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
+          }
+        : {}),
+    })
+    .finally(() => back?.());
   const { result, failure } = resultFromOutcome(outcome, entry);
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };

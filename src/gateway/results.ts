@@ -39,6 +39,7 @@ export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { 
     case 'cancelled':
       return { result: errorResult(`The call to ${who} was cancelled.`), failure: 'cancelled' };
     case 'upstream_error':
+      if (outcome.notSent) return { result: errorResult(`The call to ${who} was not sent: ${outcome.message}`), failure: 'not_sent' };
       return { result: errorResult(`${who} failed: ${outcome.message}`), failure: 'upstream_error' };
   }
 }

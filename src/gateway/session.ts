@@ -10,6 +10,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  ResultSchema,
   type CallToolRequest,
   type CallToolResult,
   type ServerNotification,
@@ -54,6 +55,9 @@ export interface SessionOptions {
 }
 
 
+/** How long a client may take to answer a relayed sampling or elicitation request, in ms (a person may be answering). */
+export const RELAY_TIMEOUT_MS = 600_000;
+
 export class GatewaySession {
   readonly server: Server;
   private readonly promoted: string[] = [];
@@ -62,6 +66,10 @@ export class GatewaySession {
   private readonly capabilities: Record<string, unknown>;
   /** Client-visible resource URIs this client subscribed to. */
   private readonly subscriptions = new Set<string>();
+  /** Calls in flight per upstream server key, to route that upstream's sampling and elicitation here. */
+  private readonly inFlight = new Map<string, number>();
+  /** When this session last sent a call upstream (ms since epoch). */
+  lastForwardAt = 0;
 
   constructor(private readonly options: SessionOptions) {
     const { directory } = options.passthrough;
@@ -169,6 +177,11 @@ export class GatewaySession {
       settings: this.options.settings,
       callToolEnabled: this.callToolEnabled(),
       isPromoted: (name) => this.promoted.includes(name),
+      onForward: (server) => {
+        this.inFlight.set(server, (this.inFlight.get(server) ?? 0) + 1);
+        this.lastForwardAt = Date.now();
+        return () => this.inFlight.set(server, (this.inFlight.get(server) ?? 1) - 1);
+      },
     });
     if (outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
       // Sent on the request's own stream so HTTP clients without a GET stream still receive it.
@@ -184,6 +197,25 @@ export class GatewaySession {
     if (bytes <= limit) return result;
     const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
     return errorResult(`The tool's result is ${mib(bytes)}, more than this client accepts over stdio (${mib(limit)}). Ask for less (a range, a page, a filter).`);
+  }
+
+  /** True while a call from this client is waiting on upstream `server`. */
+  isWaitingOn(server: string): boolean {
+    return (this.inFlight.get(server) ?? 0) > 0;
+  }
+
+  /** Whether this client declared the capability an upstream request needs (sampling, elicitation). */
+  canAnswer(method: string): boolean {
+    const caps = this.server.getClientCapabilities();
+    return (method === 'sampling/createMessage' && caps?.sampling !== undefined) || (method === 'elicitation/create' && caps?.elicitation !== undefined);
+  }
+
+  /**
+   * Sends an upstream's request (sampling/createMessage, elicitation/create) to this client and
+   * returns its result verbatim. Rejects with the client's error, or on `signal`.
+   */
+  async relay(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    return (await this.server.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { signal, timeout: RELAY_TIMEOUT_MS })) as Record<string, unknown>;
   }
 
   /** Closes the SDK Server (and with it the transport). */

@@ -10,7 +10,14 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
@@ -51,6 +58,17 @@ export interface ConnectionOptions {
    * rate-limited per upstream by a {@link NotificationGate}.
    */
   readonly onNotification?: (key: string, notification: { method: string; params?: Record<string, unknown> }) => void;
+  /**
+   * Answers the upstream's requests meant for the client (sampling/createMessage, elicitation/create).
+   * When given, toolshelf declares those capabilities to the upstream; when absent it declares none
+   * (only capabilities really forwarded are advertised: issue #5 item 4).
+   */
+  readonly onServerRequest?: (
+    key: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ) => Promise<Record<string, unknown>>;
   /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
   readonly startTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
@@ -62,6 +80,9 @@ export interface ConnectionOptions {
 
 /** How a generic request ended: the result verbatim, or a JSON-RPC error. */
 export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } };
+
+/** What toolshelf offers an upstream when it can relay to the client (MCP spec, Client features). */
+const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {} };
 
 const SESSION_EXPIRED = Symbol('session expired');
 const EXPIRED_AGAIN = 'its session expired again right after reconnecting';
@@ -162,7 +183,9 @@ export class UpstreamConnection {
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
       if (!this.isCurrent(generation)) break;
-      const client = new Client({ name: 'toolshelf', version: this.options.version }, { capabilities: {} });
+      const relay = this.options.onServerRequest;
+      const client = new Client({ name: 'toolshelf', version: this.options.version }, { capabilities: relay ? RELAYED_CAPABILITIES : {} });
+      if (relay) this.relayServerRequests(client, relay);
       this.client = client;
       this.transport = candidate();
       try {
@@ -381,6 +404,15 @@ export class UpstreamConnection {
   /** Re-reads the status after an await (close() may have run meanwhile). */
   private isClosed(): boolean {
     return this.status === 'closed';
+  }
+
+  /** Hands the upstream's sampling and elicitation requests to `relay`; the client's answer goes back verbatim. */
+  private relayServerRequests(client: Client, relay: NonNullable<ConnectionOptions['onServerRequest']>): void {
+    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema]) {
+      client.setRequestHandler(schema as typeof CreateMessageRequestSchema, (request, extra) =>
+        relay(this.key, request.method, request.params as Record<string, unknown> | undefined, extra.signal) as never,
+      );
+    }
   }
 
   /** Synchronous last resort at process exit: kill every stdio process group this connection started. */

@@ -3,7 +3,9 @@
  * everything else. Source: issue #2 item 3 and tests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, serverEntry, startStdio, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
+import { spawn } from 'node:child_process';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { alive, cliPath, descendants, fixture, serverEntry, startStdio, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 describe('an upstream with malformed tools and one that dies at start', () => {
   let gw: Connected;
@@ -95,5 +97,50 @@ describe('a result too large for a stdio client', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN §11)', () => {
+  it('serves the others after the start-up wait; the late upstream joins with list_changed', async () => {
+    process.env.TOOLSHELF_STARTUP_WAIT_MS = '800';
+    const started = Date.now();
+    const gw = await startStdio(
+      writeConfig({
+        mcpServers: {
+          slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_DELAY_MS: '3000' } },
+          memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-memory.jsonl' } },
+        },
+      }),
+    );
+    delete process.env.TOOLSHELF_STARTUP_WAIT_MS;
+    try {
+      let changed = 0;
+      gw.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
+      const first = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
+      expect(Date.now() - started).toBeLessThan(2900);
+      expect(first).toContain('memory__read_graph');
+      expect(first).not.toContain('slow__late_tool');
+      expect(await waitFor(() => changed > 0, 8000)).toBe(true);
+      const later = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
+      expect(later).toContain('slow__late_tool');
+      expect(textOf(await gw.client.callTool({ name: 'slow__late_tool', arguments: {} }))).toBe('late ok');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('SIGTERM during start-up ends the gateway and every upstream at once', async () => {
+    const path = writeConfig({ mcpServers: { mute: { command: 'node', args: [fixture('neverInit.mjs')] }, memory: { command: 'node', args: [serverEntry('memory')] } } });
+    const child = spawn(process.execPath, [cliPath, '--config', path], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    expect(await waitFor(() => descendants(child.pid as number).length >= 2, 10_000)).toBe(true);
+    const tree = descendants(child.pid as number);
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(5000);
+    expect(await waitFor(() => tree.every((p) => !alive(p)), 5000)).toBe(true);
   });
 });
