@@ -9,6 +9,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { boundedRegExp } from './boundedRegExp.js';
 import type { JsonObject } from '../catalog/types.js';
 import { metaSchemaProblem } from './metaCheck.js';
 import type { AdmissionVerdict, Violation } from './types.js';
@@ -33,6 +34,8 @@ const LOOP_ENUM_VALUES = 64;
  * 808 catalogue schemas compile 3× faster and validate as fast). Tools that share an `$id` stay apart
  * because each schema is removed from the engine right after compilation (`addUsedSchema: false` would
  * do it too, but then ajv cannot resolve `$ref: "#"`, the usual spelling of a recursive root).
+ * `code.regExp` runs `pattern` checks under a time limit ({@link boundedRegExp}): an upstream's
+ * `(a+)+$` must not freeze every session on a crafted argument.
  */
 const AJV_OPTIONS: Options = {
   strict: false,
@@ -41,7 +44,7 @@ const AJV_OPTIONS: Options = {
   logger: false,
   validateSchema: false,
   loopEnum: LOOP_ENUM_VALUES,
-  code: { optimize: false },
+  code: { optimize: false, regExp: boundedRegExp() },
 };
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';

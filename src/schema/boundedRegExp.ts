@@ -11,8 +11,11 @@ export const PATTERN_TIMEOUT_MS = 50;
 /** Inputs up to this many characters are tested directly: too short to backtrack for long. */
 const DIRECT_MAX_CHARS = 16;
 
-/** What ajv calls a RegExp engine: `(source, flags) → { test }`. */
-export type RegExpEngine = (source: string, flags: string) => { test(text: string): boolean };
+/**
+ * What ajv calls a RegExp engine: `(source, flags) → { test }`, with a `code` name used only for
+ * standalone code generation (ajv inlines native RegExp when it reads exactly "new RegExp").
+ */
+export type RegExpEngine = ((source: string, flags: string) => { test(text: string): boolean }) & { code: string };
 
 /**
  * An engine whose `test` returns false (so the value fails `pattern`) when matching takes longer
@@ -21,7 +24,7 @@ export type RegExpEngine = (source: string, flags: string) => { test(text: strin
 export function boundedRegExp(timeoutMs = PATTERN_TIMEOUT_MS): RegExpEngine {
   const context = createContext({ re: /$^/, text: '' }) as { re: RegExp; text: string };
   const script = new Script('re.test(text)');
-  return (source, flags) => {
+  const engine = (source: string, flags: string): { test(text: string): boolean } => {
     const re = new RegExp(source, flags);
     return {
       test(text: string): boolean {
@@ -36,4 +39,5 @@ export function boundedRegExp(timeoutMs = PATTERN_TIMEOUT_MS): RegExpEngine {
       },
     };
   };
+  return Object.assign(engine, { code: 'toolshelf/boundedRegExp' });
 }

@@ -20,3 +20,16 @@ describe('bounded pattern tests (breaker C2: ReDoS)', () => {
     expect(() => boundedRegExp()('(', 'u')).toThrow();
   });
 });
+
+describe('admission with a hostile pattern (breaker C2)', () => {
+  it('rejects a crafted argument to (a+)+$ within a second instead of freezing, and accepts a normal one', async () => {
+    const { Admission } = await import('../../src/schema/admit.js');
+    const admission = new Admission();
+    const schema = { type: 'object', properties: { x: { type: 'string', pattern: '(a+)+$' } } };
+    const started = performance.now();
+    const verdict = admission.check('s__pattern_evil', schema, { x: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaa!' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(verdict.ok).toBe(false);
+    expect(admission.check('s__pattern_evil', schema, { x: 'aaa' }).ok).toBe(true);
+  });
+});
