@@ -1,45 +1,34 @@
 /**
- * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client, start-up
- * within a time limit (whatever hangs), restarts with backoff after a crash or a failed start,
- * reconnection when a remote session expires, the throttled re-list on
- * `notifications/tools/list_changed`, the rate limit on its other notifications, and per-call
- * timeout, total cap, cancellation and progress. Knows no qualified names or exposure. An upstream
- * failure never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so
- * tests drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report
- * (H2, M5–M7, C5).
+ * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client and its
+ * lifecycle: start-up within a time limit (whatever hangs), restarts with backoff after a crash or a
+ * failed start, reconnection when a remote session expires, the rate limit on its other
+ * notifications, and close. Leaves the per-call machinery (timeout, total cap, cancellation,
+ * progress, outcomes) to calls.ts, the listing and throttled re-list on
+ * `notifications/tools/list_changed` to relist.ts, and the client's construction with the
+ * sampling/elicitation relay to relay.ts. Knows no qualified names or exposure. An upstream failure
+ * never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so tests
+ * drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report (H2,
+ * M5–M7, C5).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  McpError,
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { listAllTools, listingWarnings } from './listTools.js';
+import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
-import { classifyFailure, isSessionExpired, notSentReason } from './outcome.js';
 import { SpawnError } from './process.js';
+import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
+import { changedSince, fingerprint, Relister } from './relist.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
-import { capTotal } from './totalCap.js';
 import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
 
-/** Throttle window for bursts of upstream list_changed, in ms: one re-list this long after the first (server-everything sends seven in a row; DESIGN §9). */
-export const LIST_CHANGED_DEBOUNCE_MS = 100;
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
-/** Default per-call idle timeout in ms, reset by progress (the SDK's own default; DESIGN §11). */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-/** Total cap on one call even while progress keeps arriving, in ms. */
-export const DEFAULT_MAX_TOTAL_MS = 600_000;
 
 /** Construction options. `random`, `backoff` and `transports` are injectable for tests. */
 export interface ConnectionOptions {
@@ -63,12 +52,7 @@ export interface ConnectionOptions {
    * When given, toolshelf declares those capabilities to the upstream; when absent it declares none
    * (only capabilities really forwarded are advertised: issue #5 item 4).
    */
-  readonly onServerRequest?: (
-    key: string,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    signal: AbortSignal,
-  ) => Promise<Record<string, unknown>>;
+  readonly onServerRequest?: ServerRequestRelay;
   /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
   readonly startTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
@@ -77,15 +61,6 @@ export interface ConnectionOptions {
   /** How to reach the server (default: {@link transportsFor} `baseDir`). */
   readonly transports?: TransportFactory;
 }
-
-/** How a generic request ended: the result verbatim, or a JSON-RPC error. */
-export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } };
-
-/** What toolshelf offers an upstream when it can relay to the client (MCP spec, Client features). */
-const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {} };
-
-const SESSION_EXPIRED = Symbol('session expired');
-const EXPIRED_AGAIN = 'its session expired again right after reconnecting';
 
 /** One upstream server: its tools as last listed, its status, and calls that never reject. One per server entry, held by the pool. */
 export class UpstreamConnection {
@@ -102,18 +77,14 @@ export class UpstreamConnection {
   private retryAt = 0;
   private upSince = 0;
   private retryTimer: NodeJS.Timeout | undefined;
-  private relistTimer: NodeJS.Timeout | undefined;
-  private relisting = false;
-  private relistAgain = false;
   private renewing: Promise<Client | undefined> | undefined;
   /** Counts start attempts; a step of an abandoned attempt (timed out, closed) sees a newer number and changes nothing. */
   private generation = 0;
   /** Ends the start in progress at once (for close()). */
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
-  /** The warnings of the last listing, joined: the same ones are not logged twice in a row. */
-  private lastListingWarnings = '';
   private readonly notifications: NotificationGate | undefined;
+  private readonly relister: Relister;
 
   constructor(
     readonly key: string,
@@ -122,6 +93,17 @@ export class UpstreamConnection {
   ) {
     const forward = options.onNotification;
     if (forward) this.notifications = new NotificationGate(key, (notification) => forward(key, notification));
+    this.relister = new Relister({
+      key,
+      logger: options.logger,
+      listTimeoutMs: () => this.startTimeoutMs(),
+      readyClient: () => (this.status === 'ready' ? this.client : undefined),
+      tools: () => this.tools,
+      setTools: (tools) => {
+        this.tools = tools;
+      },
+      onToolsChanged: () => options.onToolsChanged(key),
+    });
   }
 
   /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
@@ -183,18 +165,16 @@ export class UpstreamConnection {
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
       if (!this.isCurrent(generation)) break;
-      const relay = this.options.onServerRequest;
-      const client = new Client({ name: 'toolshelf', version: this.options.version }, { capabilities: relay ? RELAYED_CAPABILITIES : {} });
-      if (relay) this.relayServerRequests(client, relay);
+      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest);
       this.client = client;
       this.transport = candidate();
       try {
         await client.connect(this.transport, { timeout: remaining(deadline) });
         client.onclose = () => this.onClosed(client);
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
-        client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRelist());
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relister.schedule());
         client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
-        const tools = await this.relist(client, deadline);
+        const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;
         return;
@@ -240,55 +220,6 @@ export class UpstreamConnection {
     if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
   }
 
-  private scheduleRelist(): void {
-    if (this.relistTimer) return;
-    this.relistTimer = setTimeout(() => {
-      this.relistTimer = undefined;
-      void this.relistAndNotify();
-    }, LIST_CHANGED_DEBOUNCE_MS);
-    this.relistTimer.unref();
-  }
-
-  private async relistAndNotify(): Promise<void> {
-    const client = this.client;
-    if (!client || this.status !== 'ready') return;
-    if (this.relisting) {
-      this.relistAgain = true;
-      return;
-    }
-    this.relisting = true;
-    const before = fingerprint(this.tools);
-    try {
-      this.tools = await this.relist(client, Date.now() + this.startTimeoutMs());
-    } catch (error) {
-      this.options.logger.warn(`upstream "${this.key}": re-list failed: ${describe(error)}`);
-    }
-    this.relisting = false;
-    if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
-    if (this.relistAgain) {
-      this.relistAgain = false;
-      this.scheduleRelist();
-    }
-  }
-
-  /**
-   * Lists every tool by `deadline` (epoch ms) and logs a bounded summary of what was dropped, unless
-   * the last listing said the same (a server re-announcing the same broken list is logged once).
-   */
-  private async relist(client: Client, deadline: number): Promise<UpstreamTool[]> {
-    const listing = await listAllTools(
-      (cursor, timeout) =>
-        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout }) as Promise<Record<string, unknown>>,
-      deadline,
-    );
-    const warnings = listingWarnings(listing, this.startTimeoutMs());
-    if (warnings.join('\n') !== this.lastListingWarnings) {
-      for (const line of warnings) this.options.logger.warn(`upstream "${this.key}": ${line}`);
-    }
-    this.lastListingWarnings = warnings.join('\n');
-    return listing.tools;
-  }
-
   /** What the upstream declared at initialize; undefined while it is not connected. */
   get capabilities(): Record<string, unknown> | undefined {
     return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
@@ -300,7 +231,13 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const outcome = await this.withRenewal((client) => this.send(client, name, args, options));
+    const outcome = await this.withRenewal((client) =>
+      sendToolCall(client, name, args, options, {
+        server: this.server,
+        isCurrent: (sent) => sent === this.client,
+        retryInMs: () => this.retryInMs(),
+      }),
+    );
     if (outcome === undefined) return this.unavailable();
     if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
     return outcome;
@@ -312,7 +249,7 @@ export class UpstreamConnection {
    * remote session is renewed and the request sent once more, as for calls.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal } = {}): Promise<RequestOutcome> {
-    const outcome = await this.withRenewal((client) => this.sendRequest(client, method, params, options));
+    const outcome = await this.withRenewal((client) => sendRequest(client, method, params, options, this.server));
     if (outcome === undefined) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     return outcome;
@@ -326,55 +263,6 @@ export class UpstreamConnection {
     if (first !== SESSION_EXPIRED) return first;
     const renewed = await this.renewSession(client);
     return renewed ? op(renewed) : undefined;
-  }
-
-  private async sendRequest(
-    client: Client,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: { signal?: AbortSignal },
-  ): Promise<RequestOutcome | typeof SESSION_EXPIRED> {
-    try {
-      const result = await client.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, {
-        timeout: this.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      return { ok: true, result: result as Record<string, unknown> };
-    } catch (error) {
-      if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
-      const unsent = notSentReason(error);
-      if (unsent) return { ok: false, error: { code: ErrorCode.InvalidParams, message: `the params could not be sent: ${unsent}; nothing reached the upstream` } };
-      const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
-      return { ok: false, error: { code, message: error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error) } };
-    }
-  }
-
-  private async send(client: Client, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome | typeof SESSION_EXPIRED> {
-    const timeoutMs = options.timeoutMs ?? this.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const capped = capTotal(Math.max(timeoutMs, options.maxTotalMs ?? this.server.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS), options.signal);
-    const params: Record<string, unknown> = { name, arguments: args };
-    if (options.meta) params._meta = options.meta;
-    try {
-      // Progress is always requested: it resets the idle timeout even when the client did not ask to see it.
-      const result = await client.request({ method: 'tools/call', params } as never, ResultSchema, {
-        timeout: timeoutMs,
-        signal: capped.signal,
-        onprogress: (update) => options.onProgress?.(update),
-        resetTimeoutOnProgress: true,
-      });
-      return { kind: 'ok', result: result as Record<string, unknown> };
-    } catch (error) {
-      if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
-      const retryInMs = this.retryInMs();
-      return classifyFailure(error, {
-        timeoutMs,
-        aborted: options.signal?.aborted === true,
-        closed: client !== this.client,
-        ...(retryInMs !== undefined ? { retryInMs } : {}),
-      });
-    } finally {
-      capped.dispose();
-    }
   }
 
   /** Replaces a remote connection whose session the server forgot; concurrent callers share one reconnection. */
@@ -406,15 +294,6 @@ export class UpstreamConnection {
     return this.status === 'closed';
   }
 
-  /** Hands the upstream's sampling and elicitation requests to `relay`; the client's answer goes back verbatim. */
-  private relayServerRequests(client: Client, relay: NonNullable<ConnectionOptions['onServerRequest']>): void {
-    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema]) {
-      client.setRequestHandler(schema as typeof CreateMessageRequestSchema, (request, extra) =>
-        relay(this.key, request.method, request.params as Record<string, unknown> | undefined, extra.signal) as never,
-      );
-    }
-  }
-
   /** Synchronous last resort at process exit: kill every stdio process group this connection started. */
   killNow(): void {
     for (const transport of [this.transport, ...this.ending.keys()]) (transport as Partial<ChildStdioTransport> | undefined)?.killNow?.();
@@ -424,7 +303,7 @@ export class UpstreamConnection {
   async close(): Promise<void> {
     this.status = 'closed';
     clearTimeout(this.retryTimer);
-    clearTimeout(this.relistTimer);
+    this.relister.close();
     this.notifications?.close();
     this.abandonStart?.(new Error('closed'));
     this.endClient();
@@ -447,36 +326,13 @@ export class UpstreamConnection {
   }
 }
 
-/**
- * The tool list as one string to compare, or undefined when it cannot be serialised (a schema
- * nested too deeply for the stack: the catalogue drops such a tool, the connection must not fail on it).
- */
-function fingerprint(tools: readonly UpstreamTool[]): string | undefined {
-  try {
-    return JSON.stringify(tools);
-  } catch {
-    return undefined;
-  }
-}
-
-/** True when `tools` differ from the list `before` was taken of; a list that cannot be compared counts as changed. */
-function changedSince(before: string | undefined, tools: readonly UpstreamTool[]): boolean {
-  const now = fingerprint(tools);
-  return before === undefined || now === undefined || now !== before;
-}
-
 function remaining(deadline: number): number {
   return Math.max(1, deadline - Date.now());
 }
 
-/** True for a connection whose transport holds a session id (Streamable HTTP): a 404 then means the session expired. */
-function hasSession(client: Client): boolean {
-  return client.transport?.sessionId !== undefined;
-}
-
-/** A failure in words: the error, and the stderr line most worth quoting when `stderrTail` is given. */
-function describe(error: unknown, stderrTail?: StderrTail): string {
+/** A failure in words: the error, and the stderr line from `stderrTail` most worth quoting, if any. */
+function describe(error: unknown, stderrTail: StderrTail): string {
   const message = error instanceof Error ? error.message : String(error);
-  const quote = stderrTail?.quote();
+  const quote = stderrTail.quote();
   return quote ? `${message} (stderr: ${quote})` : message;
 }

@@ -1,0 +1,113 @@
+/**
+ * One request on a connected upstream's SDK Client, as plain functions: `tools/call` with its idle
+ * timeout (reset by progress), total cap, cancellation and progress; any other request with the
+ * per-call timeout; failures read as outcomes; and the marker for an expired remote session. Holds
+ * no state: the connection passes in its client and what it knows about itself, and keeps the
+ * lifecycle (start, restart, session renewal and the one retry after it, close). Source: DESIGN
+ * §11; MCP spec, Utilities › Cancellation and › Progress; Transports › Streamable HTTP › Session
+ * management.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../config/types.js';
+import { classifyFailure, isSessionExpired, notSentReason } from './outcome.js';
+import { capTotal } from './totalCap.js';
+import type { CallOptions, CallOutcome } from './types.js';
+
+/** Default per-call idle timeout in ms, reset by progress (the SDK's own default; DESIGN §11). */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** Total cap on one call even while progress keeps arriving, in ms. */
+export const DEFAULT_MAX_TOTAL_MS = 600_000;
+
+/** How a generic request ended: the result verbatim, or a JSON-RPC error. */
+export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } };
+
+/** Returned instead of an outcome when a remote session expired (HTTP 404): the connection renews it and sends once more. */
+export const SESSION_EXPIRED = Symbol('session expired');
+
+/** Why a call is unavailable when the session expired again on the renewed connection. */
+export const EXPIRED_AGAIN = 'its session expired again right after reconnecting';
+
+/** What a tool call needs to know about its connection. Read after a failure, when they may have changed. */
+export interface CallContext {
+  /** The server entry: its `timeoutMs` and `maxTotalMs` apply when the call sets none. */
+  readonly server: ServerConfig;
+  /** False once `client` is no longer the connection's current one (it closed during the call). */
+  isCurrent(client: Client): boolean;
+  /** Time until the next restart in ms, when one is scheduled. */
+  retryInMs(): number | undefined;
+}
+
+/**
+ * Sends `tools/call` for `name` (the upstream's own tool name) with the idle timeout in ms
+ * (`options.timeoutMs`, else the server's, else {@link DEFAULT_CALL_TIMEOUT_MS}), reset by progress,
+ * and the total cap (`options.maxTotalMs`, else the server's, else {@link DEFAULT_MAX_TOTAL_MS}, never
+ * below the idle timeout). Resolves to the result verbatim or a failure outcome per
+ * {@link classifyFailure}; {@link SESSION_EXPIRED} for an expired remote session. Never rejects.
+ */
+export async function sendToolCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options: CallOptions,
+  context: CallContext,
+): Promise<CallOutcome | typeof SESSION_EXPIRED> {
+  const timeoutMs = options.timeoutMs ?? context.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const capped = capTotal(Math.max(timeoutMs, options.maxTotalMs ?? context.server.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS), options.signal);
+  const params: Record<string, unknown> = { name, arguments: args };
+  if (options.meta) params._meta = options.meta;
+  try {
+    // Progress is always requested: it resets the idle timeout even when the client did not ask to see it.
+    const result = await client.request({ method: 'tools/call', params } as never, ResultSchema, {
+      timeout: timeoutMs,
+      signal: capped.signal,
+      onprogress: (update) => options.onProgress?.(update),
+      resetTimeoutOnProgress: true,
+    });
+    return { kind: 'ok', result: result as Record<string, unknown> };
+  } catch (error) {
+    if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
+    const retryInMs = context.retryInMs();
+    return classifyFailure(error, {
+      timeoutMs,
+      aborted: options.signal?.aborted === true,
+      closed: !context.isCurrent(client),
+      ...(retryInMs !== undefined ? { retryInMs } : {}),
+    });
+  } finally {
+    capped.dispose();
+  }
+}
+
+/**
+ * Sends any request (resources, prompts, completion, logging) with the server's `timeoutMs`, else
+ * {@link DEFAULT_CALL_TIMEOUT_MS}. Resolves to the result verbatim or a JSON-RPC error (InvalidParams
+ * when the params could not be serialised, so nothing was sent); {@link SESSION_EXPIRED} for an
+ * expired remote session. Never rejects.
+ */
+export async function sendRequest(
+  client: Client,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: { signal?: AbortSignal },
+  server: ServerConfig,
+): Promise<RequestOutcome | typeof SESSION_EXPIRED> {
+  try {
+    const result = await client.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, {
+      timeout: server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { ok: true, result: result as Record<string, unknown> };
+  } catch (error) {
+    if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
+    const unsent = notSentReason(error);
+    if (unsent) return { ok: false, error: { code: ErrorCode.InvalidParams, message: `the params could not be sent: ${unsent}; nothing reached the upstream` } };
+    const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
+    return { ok: false, error: { code, message: error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error) } };
+  }
+}
+
+/** True for a connection whose transport holds a session id (Streamable HTTP): a 404 then means the session expired. */
+function hasSession(client: Client): boolean {
+  return client.transport?.sessionId !== undefined;
+}

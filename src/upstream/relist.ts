@@ -1,0 +1,118 @@
+/**
+ * class Relister: one upstream's tool listing as its connection runs it. Lists every page by a
+ * deadline and logs what was dropped (once per distinct set of warnings), and throttles re-lists on
+ * `notifications/tools/list_changed`: one re-list {@link LIST_CHANGED_DEBOUNCE_MS} after the first
+ * of a burst, never two at once. The connection owns the tools and the client and lends them through
+ * {@link RelistHooks}; paging and parsing are listTools.ts's. Timers use the global clock, so tests
+ * drive them with fake timers. Source: DESIGN §9.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { UpstreamTool } from '../catalog/types.js';
+import type { Logger } from '../trace/log.js';
+import { listAllTools, listingWarnings } from './listTools.js';
+
+/** Throttle window for bursts of upstream list_changed, in ms: one re-list this long after the first (server-everything sends seven in a row; DESIGN §9). */
+export const LIST_CHANGED_DEBOUNCE_MS = 100;
+
+/** What a {@link Relister} reads from and gives back to its connection; each is read when needed. */
+export interface RelistHooks {
+  /** The upstream's server key, for log lines. */
+  readonly key: string;
+  readonly logger: Logger;
+  /** Time limit for one whole listing, in ms (the start timeout). */
+  listTimeoutMs(): number;
+  /** The client while the upstream is ready, else undefined (a due re-list then does nothing). */
+  readyClient(): Client | undefined;
+  /** The tools as last listed. */
+  tools(): readonly UpstreamTool[];
+  /** Stores the tools a re-list found. */
+  setTools(tools: UpstreamTool[]): void;
+  /** Called after a re-list that changed the tools. */
+  onToolsChanged(): void;
+}
+
+/** One per connection: the listing with its warnings remembered, and the re-list throttle. */
+export class Relister {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private again = false;
+  /** The warnings of the last listing, joined: the same ones are not logged twice in a row. */
+  private lastWarnings = '';
+
+  constructor(private readonly hooks: RelistHooks) {}
+
+  /**
+   * Lists every tool by `deadline` (epoch ms) and logs a bounded summary of what was dropped, unless
+   * the last listing said the same (a server re-announcing the same broken list is logged once).
+   * Rejects as the request does (timeout, closed connection).
+   */
+  async list(client: Client, deadline: number): Promise<UpstreamTool[]> {
+    const listing = await listAllTools(
+      (cursor, timeout) =>
+        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout }) as Promise<Record<string, unknown>>,
+      deadline,
+    );
+    const warnings = listingWarnings(listing, this.hooks.listTimeoutMs());
+    if (warnings.join('\n') !== this.lastWarnings) {
+      for (const line of warnings) this.hooks.logger.warn(`upstream "${this.hooks.key}": ${line}`);
+    }
+    this.lastWarnings = warnings.join('\n');
+    return listing.tools;
+  }
+
+  /** Re-lists {@link LIST_CHANGED_DEBOUNCE_MS} from now unless one is already due; one still running runs again after. */
+  schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.relistAndNotify();
+    }, LIST_CHANGED_DEBOUNCE_MS);
+    this.timer.unref();
+  }
+
+  /** Cancels a due re-list (the connection is closing). */
+  close(): void {
+    clearTimeout(this.timer);
+  }
+
+  private async relistAndNotify(): Promise<void> {
+    const client = this.hooks.readyClient();
+    if (!client) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    const before = fingerprint(this.hooks.tools());
+    try {
+      this.hooks.setTools(await this.list(client, Date.now() + this.hooks.listTimeoutMs()));
+    } catch (error) {
+      this.hooks.logger.warn(`upstream "${this.hooks.key}": re-list failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.running = false;
+    if (changedSince(before, this.hooks.tools())) this.hooks.onToolsChanged();
+    if (this.again) {
+      this.again = false;
+      this.schedule();
+    }
+  }
+}
+
+/**
+ * The tool list as one string to compare, or undefined when it cannot be serialised (a schema
+ * nested too deeply for the stack: the catalogue drops such a tool, the connection must not fail on it).
+ */
+export function fingerprint(tools: readonly UpstreamTool[]): string | undefined {
+  try {
+    return JSON.stringify(tools);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `tools` differ from the list `before` was taken of (by {@link fingerprint}); a list that cannot be compared counts as changed. */
+export function changedSince(before: string | undefined, tools: readonly UpstreamTool[]): boolean {
+  const now = fingerprint(tools);
+  return before === undefined || now === undefined || now !== before;
+}
