@@ -3,6 +3,7 @@
  * `serve`, `inspect` and `search`. The shelf's code (index, tokenizer, schema projection) is imported
  * while the upstreams start, so its load time overlaps theirs (DESIGN §13 start-up).
  */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from './config/types.js';
 import type { BuiltShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
@@ -42,6 +43,10 @@ async function settle(starting: Promise<void>, waitMs: number, signal: AbortSign
   }
 }
 
+/** The relay of commands that serve no client: every upstream request is refused. */
+const noClient: NonNullable<ConnectionOptions['onServerRequest']> = (_key, method) =>
+  Promise.reject(new McpError(ErrorCode.MethodNotFound, `No client is connected to answer ${method}`));
+
 /** Refusal at start, e.g. a name collision on a `prefix: false` server (DESIGN §4). */
 export class StartupError extends Error {
   readonly code = 'startup_refused';
@@ -66,7 +71,11 @@ export interface ShelfHooks {
   readonly onRebuilt?: () => void;
   /** Upstream notifications beyond tools, for pass-through. */
   readonly onNotification?: ConnectionOptions['onNotification'];
-  /** Upstream requests for the client (sampling, elicitation); when absent, upstreams are not offered them. */
+  /**
+   * Upstream requests for the client (sampling, elicitation). Without one (inspect, search) they are
+   * refused, but upstreams are still offered the capabilities, so they list the same tools as when
+   * serving (server-everything adds tools for clients that can sample).
+   */
   readonly onServerRequest?: ConnectionOptions['onServerRequest'];
   /** Aborting it during start-up ends the upstreams and rejects with {@link StartupError}. */
   readonly signal?: AbortSignal;
@@ -92,7 +101,7 @@ export async function openShelf(config: Config, logger: Logger, version: string,
       rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
     },
     ...(onNotification ? { onNotification } : {}),
-    ...(onServerRequest ? { onServerRequest } : {}),
+    onServerRequest: onServerRequest ?? noClient,
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
