@@ -1,10 +1,19 @@
 /**
- * Containment between JSON pointers, for the reference graph (`refs.ts`, `inline.ts`): an index that
- * finds every stored pointer a given pointer lies inside, in one pass over that pointer's tokens. A pass
- * over all references thus stays linear in the schema's size instead of comparing every reference with
- * every definition. Pointers are compared as escaped text, token by token.
+ * Containment between JSON pointers, for the reference graph (`refs.ts`, `inline.ts`): whether one
+ * pointer lies inside another, and an index that finds every stored pointer a given pointer lies inside
+ * in one pass over its tokens, so a pass over all references stays linear in the schema's size instead
+ * of comparing every reference with every target. Pointers are `""` (the root) or start with `/`, and
+ * are compared as escaped text, token by token.
  * Source: RFC 6901 (JSON Pointer); DESIGN §7 (projection must not block the gateway).
  */
+
+const SLASH = 0x2f;
+
+/** True when `ptr` is `outer` or lies inside it (`outer` followed by `/`). */
+export function within(ptr: string, outer: string): boolean {
+  if (ptr.length === outer.length) return ptr === outer;
+  return ptr.length > outer.length && ptr.charCodeAt(outer.length) === SLASH && ptr.startsWith(outer);
+}
 
 interface TrieNode<T> {
   readonly children: Map<string, TrieNode<T>>;
@@ -12,10 +21,8 @@ interface TrieNode<T> {
 }
 
 /**
- * Items stored under JSON pointers (`""` or starting with `/`; adding a pointer again replaces its item).
- * A pointer lies inside a stored pointer `p` when it is `p` or starts with `p` + `/`, i.e. when `p`'s
- * tokens are a prefix of its own. Lookups cost one step per token shared with stored pointers, however
- * many items are stored.
+ * Items stored under JSON pointers (adding a pointer again replaces its item). A lookup costs one step
+ * per token it shares with stored pointers, however many items are stored.
  */
 export class PointerIndex<T> {
   private readonly root: TrieNode<T> = { children: new Map() };
@@ -23,8 +30,8 @@ export class PointerIndex<T> {
   /** Stores `item` under `ptr`. */
   add(ptr: string, item: T): void {
     let node = this.root;
-    for (let start = ptr.indexOf('/'); start >= 0; start = nextSlash(ptr, start)) {
-      const token = tokenAt(ptr, start);
+    for (let slash = ptr.indexOf('/'); slash >= 0; slash = ptr.indexOf('/', slash + 1)) {
+      const token = tokenAt(ptr, slash);
       let child = node.children.get(token);
       if (child === undefined) {
         child = { children: new Map() };
@@ -39,17 +46,12 @@ export class PointerIndex<T> {
   along(ptr: string): T[] {
     const found: T[] = [];
     let node: TrieNode<T> | undefined = this.root;
-    for (let start = ptr.indexOf('/'); node !== undefined; start = nextSlash(ptr, start)) {
+    for (let slash = ptr.indexOf('/'); node !== undefined; slash = slash < 0 ? -1 : ptr.indexOf('/', slash + 1)) {
       if (node.value !== undefined) found.push(node.value.item);
-      // Most walks meet a trie with no pointers below the root: stop before splitting the pointer.
-      node = start < 0 || node.children.size === 0 ? undefined : node.children.get(tokenAt(ptr, start));
+      // Most lookups reach a node with nothing stored below it: stop before slicing the pointer.
+      node = slash < 0 || node.children.size === 0 ? undefined : node.children.get(tokenAt(ptr, slash));
     }
     return found;
-  }
-
-  /** The item of the innermost stored pointer `ptr` lies inside (itself included), or undefined. */
-  innermost(ptr: string): T | undefined {
-    return this.along(ptr).at(-1);
   }
 }
 
@@ -57,9 +59,4 @@ export class PointerIndex<T> {
 function tokenAt(ptr: string, slash: number): string {
   const end = ptr.indexOf('/', slash + 1);
   return ptr.slice(slash + 1, end < 0 ? undefined : end);
-}
-
-/** The index of the `/` after the one at `slash`, or -1 after the last token. */
-function nextSlash(ptr: string, slash: number): number {
-  return ptr.indexOf('/', slash + 1);
 }

@@ -70,7 +70,7 @@ function walkFrom(
 }
 
 function visitExtras(node: JsonObject, ptr: string, visit: Visitor): void {
-  for (const kw of EXTRA_SINGLE) walkFrom(node[kw], `${ptr}/${kw}`, kw, node, visit);
+  for (const kw of EXTRA_SINGLE) if (isObject(node[kw])) walkFrom(node[kw], `${ptr}/${kw}`, kw, node, visit);
   for (const kw of EXTRA_ARRAY) {
     const list = node[kw];
     if (Array.isArray(list)) list.forEach((sub, i) => walkFrom(sub, `${ptr}/${kw}/${i}`, kw, node, visit));

@@ -52,6 +52,15 @@ describe('compaction ladder (§7), one rung at a time', () => {
     expect(compiles(out.schema)).toBe(true);
   });
 
+  it('rung 1 follows a pointer the way ajv reads it: a non-canonical escape still reaches its definition', () => {
+    // `~d` is no RFC 6901 escape; ajv (like pointer resolution here) reads the key "til~de" anyway.
+    const schema = { type: 'object', properties: { a: { $ref: '#/$defs/til~de' } }, $defs: { 'til~de': { type: 'string' }, unused: { type: 'number', description: filler(2000) } } };
+    const out = compactSchema(schema, jsonBytes(schema) - 1000);
+    expect(out.rung).toBe(1);
+    expect(out.schema).toEqual({ type: 'object', properties: { a: { $ref: '#/$defs/til~de' } }, $defs: { 'til~de': { type: 'string' } } });
+    expect(compiles(out.schema)).toBe(true);
+  });
+
   it('rung 2: strips nested property descriptions, keeps top-level ones', () => {
     const schema = {
       type: 'object',

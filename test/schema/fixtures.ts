@@ -56,6 +56,30 @@ export function defsRing(count: number): JsonObject {
   return { type: 'object', properties: { start: { $ref: '#/$defs/node_0' } }, required: ['start'], $defs };
 }
 
+/** `depth` resources nested by `properties`, each with its own `$id`, an anchor, and a reference to an anchor at the bottom. */
+export function nestedResources(depth: number): JsonObject {
+  let inner: JsonObject = { type: 'string', $anchor: 'leaf' };
+  for (let level = 0; level < depth; level++) {
+    inner = {
+      $id: `https://example.com/level-${level}`,
+      $anchor: `level${level}`,
+      type: 'object',
+      description: text('x', 50),
+      properties: { next: inner, leaf: { $ref: '#leaf' } },
+    };
+  }
+  return { type: 'object', properties: { root: inner } };
+}
+
+/** `refs` properties, each a reference by `$anchor` to one of `defs` described definitions. */
+export function anchorRefs(refs: number, defs: number): JsonObject {
+  const $defs: JsonObject = {};
+  for (let i = 0; i < defs; i++) $defs[`d${i}`] = { $anchor: `A${i}`, type: 'string', description: text('y', 100) };
+  const properties: JsonObject = {};
+  for (let i = 0; i < refs; i++) properties[`p${i}`] = { $ref: `#A${i % defs}` };
+  return { type: 'object', properties, $defs };
+}
+
 /** One required string property whose `enum` holds `count` distinct values `product_0`… */
 export function bigEnum(count: number): JsonObject {
   return { type: 'object', properties: { code: { type: 'string', enum: Array.from({ length: count }, (_, i) => `product_${i}`) } }, required: ['code'] };

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { PointerIndex } from '../../src/schema/pointers.js';
+import { PointerIndex, within } from '../../src/schema/pointers.js';
+
+describe('within (JSON pointer containment)', () => {
+  it('holds for the pointer itself and pointers below it, whole tokens only', () => {
+    expect(within('/a/b', '/a')).toBe(true);
+    expect(within('/a', '/a')).toBe(true);
+    expect(within('/ab', '/a')).toBe(false);
+    expect(within('/a', '/a/b')).toBe(false);
+    expect(within('/a', '')).toBe(true);
+    expect(within('', '')).toBe(true);
+  });
+});
 
 describe('PointerIndex (JSON pointer containment, token by token)', () => {
   const index = new PointerIndex<string>();
@@ -21,8 +32,14 @@ describe('PointerIndex (JSON pointer containment, token by token)', () => {
     expect(index.along('/$defs//z')).toEqual(['', '/$defs/']);
   });
 
-  it('answers innermost, or undefined when nothing contains the pointer', () => {
-    expect(index.innermost('/$defs/a/$defs/b')).toBe('/$defs/a/$defs/b');
-    expect(new PointerIndex<number>().innermost('/a')).toBeUndefined();
+  it('finds the same pointers whatever order they were added in', () => {
+    const ptrs = ['/a/b/c', '/a/b/d', '/a/x', '/a/b/c/e/f', '', '/a/b', '/z', '/a/b/c/e', '/a/b/c/e/f/g/h'];
+    const probes = ['/a/b/c/e/f/g/h/i', '/a/b/d/q', '/a/x', '/z/y', '/q'];
+    const expected = probes.map((p) => ptrs.filter((q) => p === q || p.startsWith(`${q}/`) || q === '').sort((x, y) => x.length - y.length));
+    for (const order of [ptrs, [...ptrs].reverse(), [...ptrs].sort()]) {
+      const idx = new PointerIndex<string>();
+      for (const ptr of order) idx.add(ptr, ptr);
+      expect(probes.map((p) => idx.along(p))).toEqual(expected);
+    }
   });
 });
