@@ -12,6 +12,13 @@
  * Why: the manifest exists because the model cannot search for what it does not know exists; at
  * 1,000 tools and 4,000 tokens a bare count tells it nothing, while ~400 names from every server tell
  * it which families and verbs are on the shelf. Still deterministic (same catalogue, same bytes).
+ *
+ * Decision (mixed rung): between `short` and `names` the ladder has a `mixed` rung: every tool is
+ * named, as many as fit get their `short` entry and the rest only their name. The short entries go
+ * to tools in the same round-robin order over servers (then name order) as the partial `names` rung,
+ * and lines stay sorted by qualified name. Why: a client that cuts descriptions (Claude Code, 2,048
+ * characters) or a tight token budget otherwise drops a 30–40 tool catalogue from short entries
+ * straight to bare names, using about half the space (github, first 36 tools: 1,182 of 2,048).
  * Source: DESIGN §6; issue 4 (Claude Code cuts descriptions at 2,048 characters).
  */
 import { isWithinTokenLimit, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
@@ -19,8 +26,11 @@ import type { CatalogEntry } from '../catalog/types.js';
 import { clipWords, packSentences, sentencesOf } from './sentences.js';
 import { requiredSignature } from './signature.js';
 
-/** Ladder rungs, most informative first (DESIGN §6). */
-export type ManifestLevel = 'full' | 'short' | 'names' | 'count';
+/**
+ * Ladder rungs, most informative first (DESIGN §6): `mixed` names every tool with `short` entries
+ * for some of them (see `Manifest.described`).
+ */
+export type ManifestLevel = 'full' | 'short' | 'mixed' | 'names' | 'count';
 
 export interface ManifestOptions {
   /** Token budget for the whole text (`discovery.manifestTokenBudget`, default 4,000). */
@@ -34,6 +44,8 @@ export interface Manifest {
   readonly level: ManifestLevel;
   /** How many tools the text names: all of them above `count`, fewer on a partial `names` rung, 0 at `count`. */
   readonly listed: number;
+  /** How many tools get their `full` or `short` entry rather than a bare name: all above `mixed`, some at `mixed`, 0 below. */
+  readonly described: number;
   /** o200k_base tokens of `text`. */
   readonly tokens: number;
   /** Tools whose first sentence alone exceeded the entry's character budget (clipped at a word). */
@@ -108,17 +120,17 @@ interface Candidate {
   readonly level: ManifestLevel;
   readonly text: string;
   readonly warnings: readonly string[];
+  readonly described: number;
 }
 
-/** The ladder, lazily: full at each description budget, then short, then names. */
+/** The ladder's rungs that describe every tool, lazily: full at each description budget, then short. */
 function* candidates(sorted: readonly EntryText[]): Generator<Candidate> {
   for (const maxChars of FULL_DESCRIPTION_CHARS) {
     const warnings: string[] = [];
     const text = sorted.map((entry) => fullLine(entry, maxChars, warnings)).join('\n');
-    yield { level: 'full', text, warnings };
+    yield { level: 'full', text, warnings, described: sorted.length };
   }
-  yield { level: 'short', text: sorted.map(shortLine).join('\n'), warnings: [] };
-  yield { level: 'names', text: sorted.map((entry) => entry.name).join('\n'), warnings: [] };
+  yield { level: 'short', text: sorted.map(shortLine).join('\n'), warnings: [], described: sorted.length };
 }
 
 function byCodeUnit(x: string, y: string): number {
@@ -126,7 +138,7 @@ function byCodeUnit(x: string, y: string): number {
 }
 
 /** Qualified names round-robin over servers (sorted by key), each server's in name order. */
-function roundRobin(sorted: readonly CatalogEntry[]): string[] {
+function roundRobin(sorted: readonly Pick<CatalogEntry, 'server' | 'qualifiedName'>[]): string[] {
   const byServer = new Map<string, string[]>();
   for (const entry of sorted) {
     const names = byServer.get(entry.server) ?? [];
@@ -161,7 +173,29 @@ function fitPartialNames(sorted: readonly CatalogEntry[], options: ManifestOptio
     if (fits(prefix + partialNames(priority, middle), options)) low = middle;
     else high = middle - 1;
   }
-  return low === 0 ? undefined : { level: 'names', text: partialNames(priority, low), warnings: [], listed: low };
+  return low === 0 ? undefined : { level: 'names', text: partialNames(priority, low), warnings: [], described: 0, listed: low };
+}
+
+/** Every name in `sorted` order, the first `count` of `priority` as their `short` entry. */
+function mixedLines(sorted: readonly EntryText[], rank: ReadonlyMap<string, number>, count: number): string {
+  return sorted.map((entry) => ((rank.get(entry.name) ?? Infinity) < count ? shortLine(entry) : entry.name)).join('\n');
+}
+
+/**
+ * The `mixed` rung: every tool named, the most `short` entries (by binary search on their count,
+ * taken round-robin over servers) that fit; undefined when not one does. Called only when every
+ * bare name fits and every short entry does not, so the count lies strictly between 0 and all.
+ */
+function fitMixed(sorted: readonly CatalogEntry[], texts: readonly EntryText[], options: ManifestOptions, prefix: string): Candidate | undefined {
+  const rank = new Map(roundRobin(sorted).map((name, index) => [name, index]));
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(prefix + mixedLines(texts, rank, middle), options)) low = middle;
+    else high = middle - 1;
+  }
+  return low === 0 ? undefined : { level: 'mixed', text: mixedLines(texts, rank, low), warnings: [], described: low };
 }
 
 function fits(whole: string, options: ManifestOptions): boolean {
@@ -174,22 +208,27 @@ function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions,
   const sorted = [...entries].sort((x, y) => byCodeUnit(x.qualifiedName, y.qualifiedName));
   // Each line costs at least one token (o200k splits at newlines), so more entries than budget
   // tokens cannot all be named; and when the names alone do not fit, no richer rung can.
-  const allNames = sorted.length <= options.tokenBudget && fits(prefix + sorted.map((entry) => entry.qualifiedName).join('\n'), options);
+  const names = sorted.map((entry) => entry.qualifiedName).join('\n');
+  const allNames = sorted.length <= options.tokenBudget && fits(prefix + names, options);
   if (allNames) {
-    for (const candidate of candidates(sorted.map(entryText))) {
+    const texts = sorted.map(entryText);
+    for (const candidate of candidates(texts)) {
       if (fits(prefix + candidate.text, options)) return { ...candidate, listed: sorted.length, tokens: countTokens(candidate.text) };
     }
+    const mixed = fitMixed(sorted, texts, options, prefix) ?? { level: 'names', text: names, warnings: [], described: 0 };
+    return { ...mixed, listed: sorted.length, tokens: countTokens(mixed.text) };
   }
   const partial = fitPartialNames(sorted, options, prefix);
   if (partial !== undefined) return { ...partial, tokens: countTokens(partial.text) };
   const text = `${sorted.length} more tools are available; search for them.`;
-  return { text, level: 'count', listed: 0, tokens: countTokens(text), warnings: [] };
+  return { text, level: 'count', listed: 0, described: 0, tokens: countTokens(text), warnings: [] };
 }
 
 /**
  * Renders the manifest of `entries` within `options.tokenBudget` tokens (and `maxChars`), taking
  * the first ladder rung that fits: full entries (descriptions packed to 400, 240, 160, then 100
- * characters) → `name: first sentence (≤ 60 chars)` → every name → as many names as fit (taken
+ * characters) → `name: first sentence (≤ 60 chars)` → every name, as many as fit (taken round-robin
+ * over servers) with that short entry → every name → as many names as fit (taken
  * round-robin over servers) and `…and N more tools; search for them.` → a bare count, which is
  * returned even when it does not fit. Lines are sorted by qualified name (code-unit order).
  * Never throws.

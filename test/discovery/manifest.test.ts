@@ -67,7 +67,8 @@ describe('degradation ladder (DESIGN §6)', () => {
   it.each([
     [2000, 'full'],
     [800, 'short'],
-    [400, 'names'],
+    [400, 'mixed'],
+    [240, 'names'],
     [100, 'names'],
     [10, 'count'],
   ] as const)('budget %i tokens → %s', (budget, level) => {
@@ -75,6 +76,35 @@ describe('degradation ladder (DESIGN §6)', () => {
     expect(manifest.level).toBe(level);
     if (level !== 'count') expect(manifest.tokens).toBeLessThanOrEqual(budget);
     expect(manifest.tokens).toBe(countTokens(manifest.text));
+    const described = manifest.text.split('\n').filter((line) => line.includes(': ')).length;
+    expect(manifest.described).toBe(described);
+    if (level === 'full' || level === 'short') expect(described).toBe(40);
+    else if (level === 'mixed') expect(described).toBeGreaterThan(0);
+    else expect(described).toBe(0);
+  });
+
+  it('mixed: every tool named, as many short entries as fit, lines sorted', () => {
+    const manifest = renderManifest(many, { tokenBudget: 400 });
+    const lines = manifest.text.split('\n');
+    expect(manifest.level).toBe('mixed');
+    expect(manifest.listed).toBe(40);
+    expect(lines.map((line) => line.split(':')[0])).toEqual(many.map((item) => item.qualifiedName));
+    expect(manifest.described).toBeGreaterThan(5);
+    expect(manifest.described).toBeLessThan(40);
+    // One server: the short entries go to the first tools by name.
+    for (const [i, line] of lines.entries()) expect(line.includes(': ')).toBe(i < manifest.described);
+    expect(manifest.tokens).toBeLessThanOrEqual(400);
+    expect(renderManifest(many, { tokenBudget: 420 }).described).toBeGreaterThanOrEqual(manifest.described);
+  });
+
+  it('mixed: short entries go round-robin over servers, output still sorted by name', () => {
+    const big = Array.from({ length: 30 }, (_, i) => entry('big', `tool_${String(i).padStart(2, '0')}`, 'Does a big thing with a rather long description.'));
+    const tiny = ['alpha', 'beta'].map((server) => entry(server, 'only_tool', 'Does one thing.'));
+    const manifest = renderManifest([...big, ...tiny], { tokenBudget: 260 });
+    expect(manifest.level).toBe('mixed');
+    expect(manifest.described).toBeLessThan(32);
+    expect(manifest.text.startsWith('alpha__only_tool: Does one thing.\nbeta__only_tool: Does one thing.\nbig__tool_00: Does')).toBe(true);
+    expect(manifest.text).toMatch(/\nbig__tool_29$/);
   });
 
   it('short entries keep the first sentence within 60 characters', () => {
@@ -116,7 +146,7 @@ describe('degradation ladder (DESIGN §6)', () => {
       if (!description.endsWith('search for them.')) expect(description.length).toBeLessThanOrEqual(maxChars);
     }
     const described = describeToolSearch(many, { tokenBudget: 400 });
-    expect(described.level).toBe('names');
+    expect(described.level).toBe('mixed');
     expect(described.tokens).toBeLessThanOrEqual(400);
     expect(described.tokens).toBe(countTokens(described.text));
   });
@@ -139,15 +169,20 @@ describe('determinism (DESIGN §6: same catalogue, same bytes)', () => {
   describe.skipIf(SHARED_ABSENT || !existsSync(built))('across processes (needs a build in dist/ and ../shared)', () => {
     it('a separate node process renders the github catalogue to the same bytes', () => {
       const entries = sharedCatalogue('github', 'github');
-      const local = createHash('sha256').update(renderManifest(entries, { tokenBudget: 4000 }).text).digest('hex');
+      const hash = (text: string): string => createHash('sha256').update(text).digest('hex');
+      const mixed = describeToolSearch(entries.slice(0, 36), { tokenBudget: 4000, maxChars: 2048 });
+      expect(mixed.level).toBe('mixed');
+      const local = hash(renderManifest(entries, { tokenBudget: 4000 }).text) + hash(mixed.text);
       const script = `
         import { readFileSync } from 'node:fs';
         import { createHash } from 'node:crypto';
-        import { renderManifest } from ${JSON.stringify(built)};
+        import { describeToolSearch, renderManifest } from ${JSON.stringify(built)};
         import { toCatalogEntry } from ${JSON.stringify(built.replace('manifest.js', 'retrievalSet.js'))};
         const tools = JSON.parse(readFileSync(${JSON.stringify(fileURLToPath(new URL('../../../shared/data/catalogs/github.json', import.meta.url)))}, 'utf8'));
         const entries = tools.map((t) => toCatalogEntry({ ...t, name: 'github__' + t.name }));
-        process.stdout.write(createHash('sha256').update(renderManifest(entries, { tokenBudget: 4000 }).text).digest('hex'));`;
+        const hash = (text) => createHash('sha256').update(text).digest('hex');
+        const mixed = describeToolSearch(entries.slice(0, 36), { tokenBudget: 4000, maxChars: 2048 });
+        process.stdout.write(hash(renderManifest(entries, { tokenBudget: 4000 }).text) + hash(mixed.text));`;
       const remote = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
       expect(remote).toBe(local);
     });
@@ -185,5 +220,42 @@ describe.skipIf(SHARED_ABSENT)(`manifest on real catalogues (${SKIP_MESSAGE})`, 
       for (const server of servers) expect(described.text).toContain(`\n${server}__`);
       expect(described.text).toMatch(new RegExp(`…and ${entries.length - described.listed} more tools; search for them\\.$`));
     }
+  });
+
+  describe.each(['github', 'playwright'])('a 36-tool catalogue (%s) at 2,048 characters (Claude Code)', (file) => {
+    const tools = sharedCatalogue(file, file).slice(0, 36);
+    const options = { tokenBudget: 4000, maxChars: 2048 };
+
+    it('mixes short entries and names: fits, uses more than names only, names every tool', () => {
+      const described = describeToolSearch(tools, options);
+      const namesOnly = `${TOOL_SEARCH_PREAMBLE}\n\n${tools.map((item) => item.qualifiedName).sort().join('\n')}`;
+      expect(tools).toHaveLength(36);
+      expect(described.level).toBe('mixed');
+      expect(described.listed).toBe(36);
+      expect(described.described).toBeGreaterThan(0);
+      expect(described.described).toBeLessThan(36);
+      expect(described.text.length).toBeLessThanOrEqual(2048);
+      expect(described.text.length).toBeGreaterThan(namesOnly.length);
+      // The next short entry (`: ` and at most 60 characters) did not fit, so little space is left.
+      expect(described.text.length).toBeGreaterThan(2048 - 63);
+      const lines = described.text.split('\n').slice(2);
+      expect(lines.map((line) => line.split(': ')[0])).toEqual(tools.map((item) => item.qualifiedName).sort());
+      expect(lines.filter((line) => line.includes(': '))).toHaveLength(described.described);
+    });
+
+    it('is deterministic: input order does not change the bytes', () => {
+      const forward = describeToolSearch(tools, options).text;
+      expect(describeToolSearch([...tools].reverse(), options).text).toBe(forward);
+      expect(describeToolSearch([...tools.slice(17), ...tools.slice(0, 17)], options).text).toBe(forward);
+    });
+  });
+
+  it('mixed entries from two servers are shared fairly (round-robin)', () => {
+    const tools = [...sharedCatalogue('github', 'github').slice(0, 18), ...sharedCatalogue('playwright', 'playwright').slice(0, 18)];
+    const described = describeToolSearch(tools, { tokenBudget: 4000, maxChars: 2048 });
+    expect(described.level).toBe('mixed');
+    const per = (server: string): number => described.text.split('\n').filter((line) => line.startsWith(`${server}__`) && line.includes(': ')).length;
+    expect(per('github') + per('playwright')).toBe(described.described);
+    expect(Math.abs(per('github') - per('playwright'))).toBeLessThanOrEqual(1);
   });
 });
