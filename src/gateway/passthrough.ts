@@ -60,9 +60,17 @@ export function registerPassthrough(
     /** Whether a server's names are prefixed with its key (`prefix`, DESIGN §4). */
     prefixed: (server: string) => boolean;
     subscriptions: Set<string>;
+    /** Largest result in bytes this client accepts (stdio: the SDK client's 10 MiB line), if limited. */
+    maxResultBytes?: number;
   },
 ): void {
   const { directory, routes } = deps;
+  // An over-size answer becomes a JSON-RPC error rather than a line the client's transport cannot take.
+  const fit = (result: Item, what: string): Item => {
+    const bytes = deps.maxResultBytes === undefined ? 0 : Buffer.byteLength(JSON.stringify(result));
+    if (deps.maxResultBytes === undefined || bytes <= deps.maxResultBytes) return result;
+    throw new McpError(ErrorCode.InternalError, `${what} is ${(bytes / 1048576).toFixed(1)} MiB, more than this client accepts over stdio`);
+  };
   const holders = (key: string): string[] => directory.capabilities().filter(([, c]) => c[key] !== undefined).map(([s]) => s);
   const listResources = async (): Promise<Item[]> => {
     const merged = mergeResources(await listEverywhere(directory, holders('resources'), 'resources/list', 'resources'));
@@ -94,7 +102,7 @@ export function registerPassthrough(
     });
     handleRequest(server, ReadResourceRequestSchema, async (request, extra) => {
       const route = await resourceRoute(request.params.uri);
-      const result = await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, extra.signal);
+      const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, extra.signal), `resource ${request.params.uri}`);
       return renameContents(result, route.upstream, request.params.uri) as never;
     });
     if ((capabilities.resources as { subscribe?: boolean }).subscribe) {
@@ -121,7 +129,7 @@ export function registerPassthrough(
     });
     handleRequest(server, GetPromptRequestSchema, async (request, extra) => {
       const route = await promptRoute(request.params.name);
-      return (await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, extra.signal)) as never;
+      return fit(await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, extra.signal), `prompt ${request.params.name}`) as never;
     });
   }
   if (capabilities.completions) {

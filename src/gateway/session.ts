@@ -87,7 +87,11 @@ export class GatewaySession {
       return { tools: this.listTools() };
     });
     handleRequest(this.server, CallToolRequestSchema, (request, extra) => this.callTool(request, extra));
-    registerPassthrough(this.server, this.capabilities, { ...options.passthrough, subscriptions: this.subscriptions });
+    registerPassthrough(this.server, this.capabilities, {
+      ...options.passthrough,
+      subscriptions: this.subscriptions,
+      ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
+    });
   }
 
   /**

@@ -7,7 +7,7 @@
  * drive them with fake timers. Source: DESIGN §9.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
 import type { Logger } from '../trace/log.js';
 import { listAllTools, listingWarnings } from './listTools.js';
@@ -43,16 +43,24 @@ export class Relister {
   constructor(private readonly hooks: RelistHooks) {}
 
   /**
-   * Lists every tool by `deadline` (epoch ms) and logs a bounded summary of what was dropped, unless
+   * Lists every tool by `deadline` (epoch ms) — none for a server without the tools capability that
+   * answers tools/list with -32601 — and logs a bounded summary of what was dropped, unless
    * the last listing said the same (a server re-announcing the same broken list is logged once).
    * Rejects as the request does (timeout, closed connection).
    */
   async list(client: Client, deadline: number): Promise<UpstreamTool[]> {
-    const listing = await listAllTools(
-      (cursor, timeout) =>
-        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout }) as Promise<Record<string, unknown>>,
-      deadline,
-    );
+    let listing: Awaited<ReturnType<typeof listAllTools>>;
+    try {
+      listing = await listAllTools(
+        (cursor, timeout) =>
+          client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout }) as Promise<Record<string, unknown>>,
+        deadline,
+      );
+    } catch (error) {
+      // A server with only resources or prompts has no tools/list: it serves no tools, and is no failure.
+      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound && client.getServerCapabilities()?.tools === undefined) return [];
+      throw error;
+    }
     const warnings = listingWarnings(listing, this.hooks.listTimeoutMs());
     if (warnings.join('\n') !== this.lastWarnings) {
       for (const line of warnings) this.hooks.logger.warn(`upstream "${this.hooks.key}": ${line}`);

@@ -3,7 +3,7 @@
  * aggregated with collision-free URIs and prompt names, and routed back. Source: issue #5 item 4.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverEntry, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';
+import { fixture, serverEntry, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';
 
 describe('resources, prompts, completion and logging pass-through', () => {
   let gw: Connected;
@@ -72,5 +72,18 @@ describe('resources, prompts, completion and logging pass-through', () => {
 
   it('forwards logging/setLevel', async () => {
     await expect(gw.client.setLoggingLevel('error')).resolves.toBeDefined();
+  });
+});
+
+describe('a resource too large for a stdio client', () => {
+  it('is answered with a JSON-RPC error and the session goes on; smaller ones pass', async () => {
+    const gw = await startStdio(writeConfig({ mcpServers: { big: { command: 'node', args: [fixture('bigResource.mjs')] } } }));
+    try {
+      await expect(gw.client.readResource({ uri: 'big://mb/12' })).rejects.toThrow(/12\.0 MiB, more than this client accepts over stdio/);
+      const small = await gw.client.readResource({ uri: 'big://mb/1' });
+      expect(small.contents[0]?.text).toHaveLength(1024 * 1024);
+    } finally {
+      await gw.close();
+    }
   });
 });
