@@ -11,7 +11,7 @@ import type { HttpFront } from './gateway/http.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession } from './gateway/session.js';
 import type { Admit } from './gateway/types.js';
-import { openShelf } from './openShelf.js';
+import { openShelf, StartupError } from './openShelf.js';
 import type { Admission } from './schema/admit.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
@@ -42,8 +42,6 @@ export interface Running {
   /** Resolves once shut down (client gone, signal, or shutdown()). */
   readonly closed: Promise<void>;
 }
-
-export { openShelf, StartupError, type OpenShelf } from './openShelf.js';
 
 /** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
 export async function startToolshelf(options: StartOptions): Promise<Running> {
@@ -108,12 +106,18 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   };
 
   if (options.http) {
+    const { host, port } = options.http;
     front = await serveHttp({
-      ...options.http,
+      host,
+      port,
       ...(options.token ? { token: options.token } : {}),
       logger,
       createSession: makeSession,
       onSessionClosed: (id) => sessions.delete(id),
+    }).catch(async (error: NodeJS.ErrnoException) => {
+      await opened.close();
+      const why = error.code === 'EADDRINUSE' ? 'the port is in use (pick another with --http PORT)' : error.message;
+      throw new StartupError(`cannot listen on ${host}:${port}: ${why}`);
     });
   } else {
     await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown());

@@ -11,7 +11,7 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { estimateTokens, textBytes } from '../schema/measure.js';
 import type { StartSummary } from '../summary.js';
-import { openShelf, StartupError, type OpenShelf } from '../toolshelf.js';
+import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
 import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';

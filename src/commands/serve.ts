@@ -6,7 +6,8 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/types.js';
 import { formatSummary } from '../summary.js';
-import { startToolshelf, StartupError, type Running } from '../toolshelf.js';
+import { StartupError } from '../openShelf.js';
+import { startToolshelf, type Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type LogLevel, type Logger } from '../trace/log.js';

@@ -58,3 +58,26 @@ describe('no process is left behind', () => {
     });
   }
 });
+
+describe('a busy HTTP port', () => {
+  it('is refused with a clear message, exit 1, and the upstreams already started are ended', async () => {
+    const first = await startHttp(treeConfig());
+    const port = new URL(first.url).port;
+    try {
+      const child = spawn(process.execPath, [`${repoRoot}dist/cli.js`, '--config', treeConfig(), '--http', `127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout.resume();
+      const seen = new Set<number>();
+      const poll = setInterval(() => descendants(child.pid as number).forEach((p) => seen.add(p)), 50);
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      clearInterval(poll);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(await waitFor(() => [...seen].every((p) => !alive(p)), 8000)).toBe(true);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+  });
+});
