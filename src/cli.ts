@@ -2,22 +2,30 @@
 /**
  * The `toolshelf` command: picks a subcommand and sets the exit code. No rules live here.
  * Subcommands: serve (default), inspect, search, eval; each lives in `commands/` and is imported only
- * when chosen, so `serve` starts its upstreams without first loading the others' code.
+ * when chosen, so `serve` starts its upstreams without first loading the others' code. This is the only
+ * module that writes to stdout: commands print through the `out` given here (in stdio serving mode
+ * stdout is the MCP channel, which the SDK transport writes itself).
  */
 
 type Command = (argv: string[]) => Promise<number>;
 
-const stdoutLine = (line: string): void => void process.stdout.write(`${line}\n`);
+/** Writes one line of a command's output to stdout. */
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
-const serve: Command = async (argv) => (await import('./commands/serve.js')).runServe(argv);
+const serve: Command = async (argv) => (await import('./commands/serve.js')).runServe(argv, out);
 
 /** Subcommands by name; anything else is `serve`'s flags. */
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve,
-  eval: async (argv) => (await import('./commands/eval.js')).runEval(argv, stdoutLine),
-  search: async (argv) => (await import('./commands/search.js')).runSearch(argv),
-  inspect: async (argv) => (await import('./commands/inspect.js')).runInspect(argv),
+  eval: async (argv) => (await import('./commands/eval.js')).runEval(argv, out),
+  search: async (argv) => (await import('./commands/search.js')).runSearch(argv, out),
+  inspect: async (argv) => (await import('./commands/inspect.js')).runInspect(argv, out),
 };
+
+/** Exits once everything written to stdout is handed to the OS (pipes may be asynchronous). */
+function exitAfterFlush(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
 
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
@@ -26,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitAfterFlush(code),
   (error: Error) => {
     process.stderr.write(`toolshelf: ${error.stack ?? error.message}\n`);
     process.exit(1);

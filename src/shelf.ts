@@ -74,6 +74,8 @@ export const MANIFEST_FLOOR_TOKENS = 1000;
  * (github 113,543 B → 25,105 tokens = 4.52; livemcpbench 372,963 B → 87,641 = 4.26).
  */
 const JSON_BYTES_PER_TOKEN = 4.5;
+/** Bytes of `{"name":,"description":,"inputSchema":}` around the three values of a declaration. */
+const DECLARATION_FRAME_BYTES = 39;
 
 /**
  * The manifest's token budget: the configured one (default 4,000), lowered to
@@ -83,7 +85,8 @@ const JSON_BYTES_PER_TOKEN = 4.5;
 export function manifestBudget(configured: number, deferred: readonly CatalogEntry[]): number {
   let replacedBytes = 0;
   for (const entry of deferred) {
-    replacedBytes += jsonBytes({ name: entry.qualifiedName, description: entry.tool.description ?? '', inputSchema: entry.tool.inputSchema });
+    // The compact JSON of {name, description, inputSchema}, from the schema size projection measured.
+    replacedBytes += DECLARATION_FRAME_BYTES + jsonBytes(entry.qualifiedName) + jsonBytes(entry.tool.description ?? '') + entry.projected.canonicalBytes;
   }
   const share = Math.floor((MANIFEST_SHARE * replacedBytes) / JSON_BYTES_PER_TOKEN);
   return Math.min(configured, Math.max(MANIFEST_FLOOR_TOKENS, share));

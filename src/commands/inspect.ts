@@ -73,8 +73,11 @@ export interface InspectReport {
   readonly manifest: { readonly text: string; readonly bytes: number; readonly tokens: number } | null;
 }
 
-/** Runs `inspect`; returns the exit code (0 ok, 1 start-up refused, 2 bad flags or config); exits 130 on a signal. */
-export async function runInspect(argv: string[]): Promise<number> {
+/**
+ * Runs `inspect`, printing the report through `out` (stdout, from cli.ts); returns the exit code
+ * (0 ok, 1 start-up refused, 2 bad flags or config); exits 130 on a signal.
+ */
+export async function runInspect(argv: string[], out: (text: string) => void): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
   let values: { config: string; json: boolean; help?: boolean };
   try {
@@ -87,7 +90,7 @@ export async function runInspect(argv: string[]): Promise<number> {
   } catch (error) {
     return err(`toolshelf: ${(error as Error).message}\n${USAGE}\n`), EXIT_USAGE;
   }
-  if (values.help) return err(`${USAGE}\n`), EXIT_OK;
+  if (values.help) return out(USAGE), EXIT_OK;
   const config = loadOrReport(values.config, err);
   if (!config) return EXIT_USAGE;
   // A signal ends inspect at once; openShelf's exit hook then kills every upstream process group,
@@ -95,7 +98,7 @@ export async function runInspect(argv: string[]): Promise<number> {
   const onSignal = (): void => process.exit(EXIT_INTERRUPTED);
   for (const signal of SIGNALS) process.once(signal, onSignal);
   try {
-    return await inspect(config, values.json, err);
+    return await inspect(config, values.json, out, err);
   } finally {
     for (const signal of SIGNALS) process.removeListener(signal, onSignal);
   }
@@ -106,7 +109,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const EXIT_INTERRUPTED = 130;
 
 /** Opens the shelf, prints the report, and ends every upstream whatever happens. */
-async function inspect(config: Config, json: boolean, err: (text: string) => void): Promise<number> {
+async function inspect(config: Config, json: boolean, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   let opened: OpenShelf;
   try {
     // warn: upstream chatter (logged at debug) and start-up info stay out of the report.
@@ -117,7 +120,7 @@ async function inspect(config: Config, json: boolean, err: (text: string) => voi
   }
   try {
     const report = inspectReport(config, opened);
-    await print(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    out(json ? JSON.stringify(report, null, 2) : formatReport(report).replace(/\n$/, ''));
   } finally {
     await opened.close();
   }
@@ -238,7 +241,3 @@ function n(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-/** Writes to stdout and waits until the text is handed to the OS, so `process.exit` cannot cut it. */
-function print(text: string): Promise<void> {
-  return new Promise((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
-}

@@ -116,13 +116,12 @@ async function searchOnce(config: Config, args: SearchArgs, request: { query: st
 }
 
 /**
- * The `search` command. Prints through stdout (matches, or JSON with `--json`); logs go to stderr at
+ * The `search` command. Prints through `out` (stdout, from cli.ts: matches, or JSON with `--json`); logs go to stderr at
  * warn level. Returns the exit code: 0 when the search ran (matches or not), 1 when start-up was
  * refused (e.g. a `prefix: false` name collision), 2 on bad usage or a bad config. A signal during
  * start-up exits at once with 128 + its number; openShelf's exit hook SIGKILLs the upstream groups.
  */
-export async function runSearch(argv: string[]): Promise<number> {
-  const out = (line: string): void => void process.stdout.write(`${line}\n`);
+export async function runSearch(argv: string[], out: (line: string) => void): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
   const args = parseSearchFlags(argv);
   if (typeof args === 'string') return err(`toolshelf: ${args}\n${SEARCH_USAGE}\n`), EXIT_USAGE;

@@ -52,8 +52,11 @@ function parseServeArgs(argv: string[]) {
   }).values;
 }
 
-/** Runs the gateway until the client goes or a signal arrives; returns the exit code. */
-export async function runServe(argv: string[]): Promise<number> {
+/**
+ * Runs the gateway until the client goes or a signal arrives; returns the exit code. `out` (stdout,
+ * from cli.ts) carries only `--help` and `--version`, which are answered before anything is served.
+ */
+export async function runServe(argv: string[], out: (line: string) => void): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
   let values: ReturnType<typeof parseServeArgs>;
   try {
@@ -62,9 +65,8 @@ export async function runServe(argv: string[]): Promise<number> {
     err(`toolshelf: ${(error as Error).message}\n${SERVE_USAGE}\n`);
     return EXIT_USAGE;
   }
-  // Help and version go to stdout: they are asked for, and no MCP session is running.
-  if (values.help) return process.stdout.write(`${SERVE_USAGE}\n`), EXIT_OK;
-  if (values.version) return process.stdout.write(`${VERSION}\n`), EXIT_OK;
+  if (values.help) return out(SERVE_USAGE), EXIT_OK;
+  if (values.version) return out(VERSION), EXIT_OK;
   const level = values['log-level'] as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(level)) return err(`toolshelf: --log-level must be debug, info, warn or error\n`), EXIT_USAGE;
   const listen = values.http === undefined ? undefined : parseListen(values.http);

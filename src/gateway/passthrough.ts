@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import { mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
+import { jsonBytes } from '../schema/measure.js';
 import { handleRequest } from './handlers.js';
 import type { UpstreamDirectory } from './types.js';
 
@@ -67,7 +68,7 @@ export function registerPassthrough(
   const { directory, routes } = deps;
   // An over-size answer becomes a JSON-RPC error rather than a line the client's transport cannot take.
   const fit = (result: Item, what: string): Item => {
-    const bytes = deps.maxResultBytes === undefined ? 0 : Buffer.byteLength(JSON.stringify(result));
+    const bytes = deps.maxResultBytes === undefined ? 0 : jsonBytes(result);
     if (deps.maxResultBytes === undefined || bytes <= deps.maxResultBytes) return result;
     throw new McpError(ErrorCode.InternalError, `${what} is ${(bytes / 1048576).toFixed(1)} MiB, more than this client accepts over stdio`);
   };
