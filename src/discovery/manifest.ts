@@ -21,6 +21,7 @@
  * straight to bare names, using about half the space (github, first 36 tools: 1,182 of 2,048).
  * Source: DESIGN §6; issue 4 (Claude Code cuts descriptions at 2,048 characters).
  */
+import { sortKeywords } from '../catalog/exposure.js';
 import { isWithinTokenLimit, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import type { CatalogEntry } from '../catalog/types.js';
 import { clipWords, packSentences, sentencesOf } from './sentences.js';
@@ -78,11 +79,6 @@ function descriptionOf(entry: CatalogEntry): string {
   return typeof own === 'string' && own.trim() !== '' ? own : entry.projected.description;
 }
 
-/** Keywords sorted shorter first, then by code unit (DESIGN §6). */
-function sortedKeywords(keywords: readonly string[]): string[] {
-  return [...keywords].sort((x, y) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0));
-}
-
 /** What every rung needs from one entry, computed once per render. */
 interface EntryText {
   readonly name: string;
@@ -95,7 +91,7 @@ interface EntryText {
 
 function entryText(entry: CatalogEntry): EntryText {
   const signature = requiredSignature(entry.tool.inputSchema);
-  const keywords = sortedKeywords(entry.keywords);
+  const keywords = sortKeywords(entry.keywords);
   return {
     name: entry.qualifiedName,
     head: `${entry.qualifiedName}${signature === '' ? '' : `(${signature})`}:`,
