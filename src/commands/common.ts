@@ -14,6 +14,24 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
+/** Signals that end a one-shot command (inspect, search). */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Runs `work`; a signal meanwhile exits the process at once with `exitCode(signal)`. Upstreams run in
+ * process groups of their own, which a terminal's Ctrl-C does not reach: openShelf's exit hook then
+ * kills them (DESIGN §11).
+ */
+export async function exitOnSignal<T>(work: () => Promise<T>, exitCode: (signal: NodeJS.Signals) => number): Promise<T> {
+  const onSignal = (signal: NodeJS.Signals): void => process.exit(exitCode(signal));
+  for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
+  try {
+    return await work();
+  } finally {
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, onSignal);
+  }
+}
+
 /** Default config path, relative to the current folder. */
 export const DEFAULT_CONFIG = 'servers.config.json';
 

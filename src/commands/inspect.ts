@@ -14,7 +14,7 @@ import type { StartSummary } from '../summary.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, VERSION } from './common.js';
 
 const USAGE = `Usage: toolshelf inspect [--config FILE] [--json]
 
@@ -93,18 +93,9 @@ export async function runInspect(argv: string[], out: (text: string) => void): P
   if (values.help) return out(USAGE), EXIT_OK;
   const config = loadOrReport(values.config, err);
   if (!config) return EXIT_USAGE;
-  // A signal ends inspect at once; openShelf's exit hook then kills every upstream process group,
-  // which a terminal's Ctrl-C does not reach (they run in groups of their own; DESIGN §11).
-  const onSignal = (): void => process.exit(EXIT_INTERRUPTED);
-  for (const signal of SIGNALS) process.once(signal, onSignal);
-  try {
-    return await inspect(config, values.json, out, err);
-  } finally {
-    for (const signal of SIGNALS) process.removeListener(signal, onSignal);
-  }
+  return exitOnSignal(() => inspect(config, values.json, out, err), () => EXIT_INTERRUPTED);
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** 128 + SIGINT, the shell convention for a run cut short. */
 const EXIT_INTERRUPTED = 130;
 

@@ -16,7 +16,7 @@ import type { SearchOutcome } from '../gateway/types.js';
 import type { BuiltShelf } from '../shelf.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, VERSION } from './common.js';
 
 /** The command's help text (printed with `--help`, and after a usage error on stderr). */
 export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json]
@@ -131,11 +131,5 @@ export async function runSearch(argv: string[], out: (line: string) => void): Pr
   // The gateway's own argument check: same default, same clamp (DESIGN §5).
   const parsed = parseSearchArgs({ query: args.query, ...(args.limit === undefined ? {} : { limit: args.limit }) }, config.discovery.defaultLimit, config.discovery.maxLimit);
   if ('error' in parsed) return err(`toolshelf: ${parsed.error}\n`), EXIT_USAGE;
-  const onSignal = (signal: NodeJS.Signals): void => process.exit(SIGNAL_EXIT[signal] ?? EXIT_FAILURE);
-  for (const signal of Object.keys(SIGNAL_EXIT)) process.once(signal, onSignal);
-  try {
-    return await searchOnce(config, args, parsed, out);
-  } finally {
-    for (const signal of Object.keys(SIGNAL_EXIT)) process.removeListener(signal, onSignal);
-  }
+  return exitOnSignal(() => searchOnce(config, args, parsed, out), (signal) => SIGNAL_EXIT[signal] ?? EXIT_FAILURE);
 }
