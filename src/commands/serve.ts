@@ -11,7 +11,7 @@ import { startToolshelf, type Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type LogLevel, type Logger } from '../trace/log.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, VERSION } from './common.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, STOP_SIGNALS, VERSION } from './common.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL]
        toolshelf inspect [--config FILE] [--json]          what each upstream costs on the wire
@@ -85,7 +85,7 @@ async function serve(config: Config, listen: { host: string; port: number } | un
     if (running) void running.shutdown();
     else starting.abort();
   };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+  for (const signal of STOP_SIGNALS) process.on(signal, stop);
   try {
     running = await startToolshelf({ config, ...(listen ? { http: listen } : {}), ...(token ? { token } : {}), trace, logger, version: VERSION, signal: starting.signal });
   } catch (error) {
