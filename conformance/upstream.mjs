@@ -4,22 +4,8 @@
 // requirements each scenario prints. server-everything implements none of those names, so it runs
 // beside this one (see servers.config.json) rather than instead of it.
 // Source: MCP spec 2025-06-18 / 2025-11-25, Server features (Tools, Resources, Prompts), Utilities.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** A 1×1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -85,7 +71,7 @@ async function elicit(name, message) {
   return { content: [text(`Elicitation ${answer.action}: ${JSON.stringify(answer.content ?? {})}`)] };
 }
 
-/** name → [description, inputSchema, run(args, extra)]. */
+/** name → [description, inputSchema, run(args, ctx)]. */
 const tools = {
   test_simple_text: ['Returns one text block.', noArgs, () => ({ content: [text('This is a simple text response for testing.')] })],
   test_image_content: ['Returns a PNG image.', noArgs, () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] })],
@@ -121,11 +107,11 @@ const tools = {
   test_tool_with_progress: [
     'Reports progress 0, 50 and 100 of 100.',
     noArgs,
-    async (_args, extra) => {
-      const token = extra._meta?.progressToken;
+    async (_args, ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken;
       for (const progress of [0, 50, 100]) {
         if (progress > 0) await sleep(50);
-        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100 } });
+        if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100 } });
       }
       return { content: [text(`Progress reported for token ${String(token)}`)] };
     },
@@ -161,14 +147,14 @@ const tools = {
   ],
 };
 
-server.setRequestHandler(ListToolsRequestSchema, () => ({
+server.setRequestHandler('tools/list', () => ({
   tools: Object.entries(tools).map(([name, [description, inputSchema]]) => ({ name, description, inputSchema })),
 }));
-server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+server.setRequestHandler('tools/call', async (request, ctx) => {
   const tool = tools[request.params.name];
   if (!tool) return { isError: true, content: [text(`Unknown tool ${request.params.name}`)] };
   try {
-    return await tool[2](request.params.arguments ?? {}, extra);
+    return await tool[2](request.params.arguments ?? {}, ctx);
   } catch (error) {
     return { isError: true, content: [text(`${request.params.name} failed: ${error.message}`)] };
   }
@@ -181,22 +167,22 @@ const resources = {
 };
 const TEMPLATE = /^test:\/\/template\/([^/]+)\/data$/;
 
-server.setRequestHandler(ListResourcesRequestSchema, () => ({
+server.setRequestHandler('resources/list', () => ({
   resources: Object.entries(resources).map(([uri, { name, mimeType }]) => ({ uri, name, mimeType, description: `The ${name} test resource` })),
 }));
-server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+server.setRequestHandler('resources/templates/list', () => ({
   resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'template-data', mimeType: 'application/json', description: 'Data for one id' }],
 }));
-server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+server.setRequestHandler('resources/read', (request) => {
   const { uri } = request.params;
   const fixed = resources[uri];
   if (fixed) return { contents: [{ uri, mimeType: fixed.mimeType, ...(fixed.text ? { text: fixed.text } : { blob: fixed.blob }) }] };
   const id = TEMPLATE.exec(uri)?.[1];
   if (id) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
-  throw new McpError(-32002, `Resource not found: ${uri}`);
+  throw new ProtocolError(-32002, `Resource not found: ${uri}`);
 });
-server.setRequestHandler(SubscribeRequestSchema, () => ({}));
-server.setRequestHandler(UnsubscribeRequestSchema, () => ({}));
+server.setRequestHandler('resources/subscribe', () => ({}));
+server.setRequestHandler('resources/unsubscribe', () => ({}));
 
 /** name → [description, arguments, messages(args)]. */
 const prompts = {
@@ -227,17 +213,17 @@ const prompts = {
   ],
 };
 
-server.setRequestHandler(ListPromptsRequestSchema, () => ({
+server.setRequestHandler('prompts/list', () => ({
   prompts: Object.entries(prompts).map(([name, [description, args]]) => ({ name, description, ...(args.length ? { arguments: args } : {}) })),
 }));
-server.setRequestHandler(GetPromptRequestSchema, (request) => {
+server.setRequestHandler('prompts/get', (request) => {
   const prompt = prompts[request.params.name];
-  if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+  if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
   return { messages: prompt[2](request.params.arguments ?? {}) };
 });
 
 const SUGGESTIONS = ['paris', 'park', 'party', 'test', 'testing'];
-server.setRequestHandler(CompleteRequestSchema, (request) => {
+server.setRequestHandler('completion/complete', (request) => {
   const values = SUGGESTIONS.filter((s) => s.startsWith(String(request.params.argument.value ?? '')));
   return { completion: { values, total: values.length, hasMore: false } };
 });

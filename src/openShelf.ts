@@ -3,7 +3,7 @@
  * `serve`, `inspect` and `search`. The shelf's code (index, tokenizer, schema projection) is imported
  * while the upstreams start, so its load time overlaps theirs (DESIGN §13 start-up).
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
 import type { BuiltShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
@@ -45,7 +45,7 @@ async function settle(starting: Promise<void>, waitMs: number, signal: AbortSign
 
 /** The relay of commands that serve no client: every upstream request is refused. */
 const noClient: NonNullable<ConnectionOptions['onServerRequest']> = (_key, method) =>
-  Promise.reject(new McpError(ErrorCode.MethodNotFound, `No client is connected to answer ${method}`));
+  Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `No client is connected to answer ${method}`));
 
 /** Refusal at start, e.g. a name collision on a `prefix: false` server (DESIGN §4). */
 export class StartupError extends Error {

@@ -3,7 +3,7 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { serverPrefixes } from './catalog/naming.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
@@ -153,6 +153,6 @@ function relayToClient(
 ): Promise<Record<string, unknown>> {
   const able = [...sessions].filter((s) => s.canAnswer(method)).sort((a, b) => b.lastForwardAt - a.lastForwardAt);
   const chosen = able.find((s) => s.isWaitingOn(server)) ?? able[0];
-  if (!chosen) return Promise.reject(new McpError(ErrorCode.MethodNotFound, `No connected client supports ${method}`));
+  if (!chosen) return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `No connected client supports ${method}`));
   return chosen.relay(method, params, signal);
 }

@@ -2,7 +2,7 @@
  * The tools/list answer in its fixed order: direct tools sorted by name, then tool_search, then
  * call_tool, then promoted tools in promotion order. Pure. Source: DESIGN §5, §9.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { Catalogue } from '../catalog/build.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import { callToolTool, toolSearchTool } from './bridgeTools.js';

@@ -2,7 +2,7 @@
  * Definitions of toolshelf's own tools, `tool_search` and `call_tool`, and the parsing of their
  * arguments. Source: DESIGN §5.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 
 export const TOOL_SEARCH = 'tool_search';
 export const CALL_TOOL = 'call_tool';

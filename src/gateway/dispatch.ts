@@ -4,8 +4,7 @@
  * and shape the result. Holds no state: the session passes in what it knows and applies the promotions
  * returned. Source: DESIGN §5, §7, §9, §10.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolRequest, CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import type { CatalogEntry } from '../catalog/types.js';
 import { suggestNames } from '../discovery/suggest.js';
 import type { CallOrigin, TraceSink } from '../trace/events.js';
@@ -42,7 +41,7 @@ export interface DispatchOutcome {
   readonly promote: readonly string[];
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 /** Handles one tools/call request. Never rejects: every failure is an `isError` result. */
 export async function dispatchCall(request: CallToolRequest, extra: Extra, ctx: DispatchContext): Promise<DispatchOutcome> {
@@ -108,12 +107,12 @@ async function callByName(
   const back = ctx.onForward?.(entry.server);
   const outcome = await ctx.caller
     .callTool(entry.server, entry.upstreamName, verdict.args, {
-      signal: extra.signal,
+      signal: extra.mcpReq.signal,
       ...(Object.keys(meta).length > 0 ? { meta } : {}),
       ...(progressToken !== undefined
         ? {
             onProgress: (p) =>
-              void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
+              void extra.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
           }
         : {}),
     })

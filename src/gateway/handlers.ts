@@ -1,34 +1,52 @@
 /**
  * Request handler registration for the gateway's SDK Server. Two SDK behaviours are corrected here:
- * a request whose params fail the method's schema is answered with -32602 Invalid params (MCP spec,
- * Basic › JSON-RPC errors) instead of the SDK Protocol's -32603 with a Zod dump, and a handler's
- * result goes back as given (the Server's own tools/call wrapper re-parses results and strips fields
- * upstreams sent; issue #2 item 9).
+ * a request whose params fail the method's schema is answered with -32602 Invalid params naming the
+ * first bad field (MCP spec, Basic › JSON-RPC errors) instead of the SDK's -32603 with a Zod dump, and
+ * a tools/call result goes back as given (the Server's own tools/call wrapper re-parses results and
+ * strips fields upstreams sent; issue #2 item 9).
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 
-/** Handler context from the SDK: abort signal, sendNotification, request id. */
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** Handler context from the SDK: abort signal (`mcpReq.signal`), `mcpReq.notify`, request id. */
+export type Extra = ServerContext;
 
-/** What is needed of an SDK request schema (zod): a safe parse and a way to keep only `method`. */
+/** What is needed of an SDK request schema (zod, from `@modelcontextprotocol/core`): its method and a safe parse. */
 interface RequestSchema<T> {
+  readonly shape: { readonly method: { readonly value: string } };
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-  pick(keys: { method: true }): { passthrough(): unknown };
 }
 
 /**
- * Registers `handler` for the method of `schema`. Params that fail `schema` get `McpError(-32602)`
- * naming the first bad field; anything the handler throws is answered as the SDK does.
+ * Accepts any params, so the SDK routes the request here unchecked and {@link handleRequest} can
+ * answer a bad one with -32602 itself (Standard Schema v1, the form the SDK's custom handlers take).
  */
-export function handleRequest<T>(server: Server, schema: RequestSchema<T>, handler: (request: T, extra: Extra) => unknown): void {
-  // Routing only needs the method; validation happens below so its failure can be -32602.
-  const routing = schema.pick({ method: true }).passthrough();
-  const register = Protocol.prototype.setRequestHandler as unknown as (this: Server, s: unknown, h: (r: unknown, e: Extra) => unknown) => void;
-  register.call(server, routing, (request, extra) => {
-    const parsed = schema.safeParse(request);
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, describeIssue(parsed.error.issues));
+const ANY_PARAMS = { '~standard': { version: 1, vendor: 'toolshelf', validate: (value: unknown) => ({ value }) } } as const;
+
+/**
+ * The SDK Server with tools/call left as registered: toolshelf's answer (an upstream's result, or its
+ * own `isError`) is already a CallToolResult, and must reach the client with every field the upstream
+ * sent. The SDK's wrapper would re-validate the request (we do) and rebuild the result through its
+ * schema, dropping unknown content fields.
+ */
+export class GatewayServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    return method === 'tools/call' ? handler : super._wrapHandler(method, handler);
+  }
+}
+
+/**
+ * Registers `handler` for the method of `schema`. Params that fail `schema` get
+ * `ProtocolError(-32602)` naming the first bad field; anything the handler throws is answered as the
+ * SDK does.
+ */
+export function handleRequest<T>(server: Server, schema: RequestSchema<T>, handler: (request: T, extra: Extra) => Result | Promise<Result>): void {
+  const method = schema.shape.method.value;
+  server.setRequestHandler(method, { params: ANY_PARAMS }, (params, extra) => {
+    const parsed = schema.safeParse({ method, params });
+    if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, describeIssue(parsed.error.issues));
     return handler(parsed.data, extra);
   });
 }

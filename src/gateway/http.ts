@@ -7,10 +7,11 @@
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
+import { sendWebResponse, webRequest } from './webBridge.js';
 
 /** Largest accepted request body in bytes (4 MiB, the SDK transport's own limit). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -46,7 +47,7 @@ export interface HttpFront {
 
 interface Live {
   readonly session: GatewaySession;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
 }
 
@@ -95,7 +96,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     const found = live.get(sessionId);
     if (!found) return reply(res, 404, -32001, 'Session not found');
     found.lastSeen = Date.now();
-    return found.transport.handleRequest(req, res, body);
+    return forward(found.transport, req, res, body);
   }
   if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
   const maxSessions = options.maxSessions ?? MAX_SESSIONS;
@@ -106,7 +107,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
 async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>): Promise<void> {
   const id = randomUUID();
   const session = options.createSession(id);
-  const transport = new StreamableHTTPServerTransport({
+  const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
     onsessioninitialized: () => void live.set(id, { session, transport, lastSeen: Date.now() }),
   });
@@ -116,9 +117,15 @@ async function startSession(req: IncomingMessage, res: ServerResponse, body: unk
     void session.close().catch(() => undefined);
   };
   await session.connect(transport);
-  await transport.handleRequest(req, res, body);
+  await forward(transport, req, res, body);
   // A refused initialize (e.g. batched with other messages) leaves no session: end this one now.
   if (transport.sessionId === undefined) await transport.close();
+}
+
+/** Hands one HTTP exchange to the SDK transport and streams its answer back. */
+async function forward(transport: WebStandardStreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const response = await transport.handleRequest(webRequest(req, res), body === undefined ? {} : { parsedBody: body });
+  await sendWebResponse(response, res);
 }
 
 /** True for one JSON-RPC 2.0 message or a non-empty array of them (JSON-RPC 2.0 §4, §6). */

@@ -5,20 +5,18 @@
  * the routes they produce are shared by every session. Source: issue #5 item 4; MCP spec, Server
  * features › Resources, Prompts; Utilities › Completion, Logging.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CompleteRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/core';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { NamingOptions } from '../catalog/naming.js';
 import { mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
 import { jsonBytes } from '../schema/measure.js';
@@ -70,7 +68,7 @@ export function registerPassthrough(
   const fit = (result: Item, what: string): Item => {
     const bytes = deps.maxResultBytes === undefined ? 0 : jsonBytes(result);
     if (deps.maxResultBytes === undefined || bytes <= deps.maxResultBytes) return result;
-    throw new McpError(ErrorCode.InternalError, `${what} is ${(bytes / 1048576).toFixed(1)} MiB, more than this client accepts over stdio`);
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} is ${(bytes / 1048576).toFixed(1)} MiB, more than this client accepts over stdio`);
   };
   const holders = (key: string): string[] => directory.capabilities().filter(([, c]) => c[key] !== undefined).map(([s]) => s);
   const listResources = async (): Promise<Item[]> => {
@@ -103,7 +101,7 @@ export function registerPassthrough(
     });
     handleRequest(server, ReadResourceRequestSchema, async (request, extra) => {
       const route = await resourceRoute(request.params.uri);
-      const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, extra.signal), `resource ${request.params.uri}`);
+      const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, extra.mcpReq.signal), `resource ${request.params.uri}`);
       return renameContents(result, route.upstream, request.params.uri) as never;
     });
     if ((capabilities.resources as { subscribe?: boolean }).subscribe) {
@@ -112,12 +110,12 @@ export function registerPassthrough(
         await ask(directory, route.server, method, { uri: route.upstream }, signal);
       };
       handleRequest(server, SubscribeRequestSchema, async (request, extra) => {
-        await forward('resources/subscribe', request.params.uri, extra.signal);
+        await forward('resources/subscribe', request.params.uri, extra.mcpReq.signal);
         deps.subscriptions.add(request.params.uri);
         return {};
       });
       handleRequest(server, UnsubscribeRequestSchema, async (request, extra) => {
-        await forward('resources/unsubscribe', request.params.uri, extra.signal);
+        await forward('resources/unsubscribe', request.params.uri, extra.mcpReq.signal);
         deps.subscriptions.delete(request.params.uri);
         return {};
       });
@@ -130,7 +128,7 @@ export function registerPassthrough(
     });
     handleRequest(server, GetPromptRequestSchema, async (request, extra) => {
       const route = await promptRoute(request.params.name);
-      return fit(await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, extra.signal), `prompt ${request.params.name}`) as never;
+      return fit(await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, extra.mcpReq.signal), `prompt ${request.params.name}`) as never;
     });
   }
   if (capabilities.completions) {
@@ -138,7 +136,7 @@ export function registerPassthrough(
       const ref = request.params.ref as { type: string; name?: string; uri?: string };
       const route = ref.type === 'ref/prompt' ? await promptRoute(ref.name ?? '') : await resourceRoute(ref.uri ?? '');
       const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: route.upstream } : { ...ref, uri: route.upstream };
-      return (await ask(directory, route.server, 'completion/complete', { ...request.params, ref: upstreamRef }, extra.signal)) as never;
+      return (await ask(directory, route.server, 'completion/complete', { ...request.params, ref: upstreamRef }, extra.mcpReq.signal)) as never;
     });
   }
   if (capabilities.logging) {
@@ -150,7 +148,7 @@ export function registerPassthrough(
 }
 
 function rejectCursor(cursor: unknown): void {
-  if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown cursor: this list has a single page');
+  if (cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: this list has a single page');
 }
 
 /** Lists `field` from every server in parallel, page by page; a failing upstream contributes nothing. */
@@ -176,7 +174,7 @@ async function listEverywhere(directory: UpstreamDirectory, servers: readonly st
 async function ask(directory: UpstreamDirectory, server: string, method: string, params: Item, signal: AbortSignal): Promise<Item> {
   const answer = await directory.request(server, method, params, { signal });
   if (answer.ok) return answer.result;
-  throw new McpError(answer.error.code, `upstream server "${server}": ${answer.error.message}`);
+  throw new ProtocolError(answer.error.code, `upstream server "${server}": ${answer.error.message}`);
 }
 
 /** A URI's owner: listed, in toolshelf's own scheme, or matching a resource template's literal prefix. */
@@ -187,12 +185,13 @@ function findResource(uri: string, routes: SharedRoutes): Route | undefined {
   return owner ? { server: owner, upstream: uri } : undefined;
 }
 
-/** JSON-RPC code for an unknown resource (MCP spec, Server features › Resources › Error handling). */
-const RESOURCE_NOT_FOUND = -32002;
-
+/**
+ * An unknown resource is -32602 with `data.uri` (SDK v2's ResourceNotFoundError; its encoder sends
+ * the 2025 spec's -32002 as -32602 on every era), an unknown prompt -32602.
+ */
 function unknown(kind: 'resource' | 'prompt', name: string): never {
-  if (kind === 'resource') throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${name}`, { uri: name });
-  throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+  if (kind === 'resource') throw new ResourceNotFoundError(name);
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
 }
 
 /**

@@ -3,7 +3,8 @@
  * answers. Every one is an `isError` result the model can act on, or a plain success. Pure.
  * Source: DESIGN §5, §7; MCP spec, Server features › Tools › Error handling.
  */
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { CallOutcome } from '../upstream/types.js';
 import { TOOL_SEARCH } from './bridgeTools.js';

@@ -3,25 +3,13 @@
  * own). Holds the SDK Server, this client's promoted tools in promotion order, and what the client
  * last listed, so list_changed is sent only when what it sees changed. Source: DESIGN §5, §9.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  ResultSchema,
-  type CallToolRequest,
-  type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, ResultSchema } from '@modelcontextprotocol/core';
+import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type Tool, type Transport } from '@modelcontextprotocol/server';
 import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
 import { errorResult } from './results.js';
-import { handleRequest, type Extra } from './handlers.js';
+import { GatewayServer, handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
 import type { NamingOptions } from '../catalog/naming.js';
@@ -59,7 +47,7 @@ export interface SessionOptions {
 export const RELAY_TIMEOUT_MS = 600_000;
 
 export class GatewaySession {
-  readonly server: Server;
+  readonly server: GatewayServer;
   private readonly promoted: string[] = [];
   private lastListed: string | undefined;
   private callCount = 0;
@@ -74,7 +62,7 @@ export class GatewaySession {
   constructor(private readonly options: SessionOptions) {
     const { directory } = options.passthrough;
     this.capabilities = passthroughCapabilities(directory);
-    this.server = new Server(
+    this.server = new GatewayServer(
       { name: 'toolshelf', version: options.version },
       {
         capabilities: { tools: { listChanged: true }, ...this.capabilities },
@@ -83,7 +71,7 @@ export class GatewaySession {
       },
     );
     handleRequest(this.server, ListToolsRequestSchema, (request) => {
-      if (request.params?.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
+      if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
       return { tools: this.listTools() };
     });
     handleRequest(this.server, CallToolRequestSchema, (request, extra) => this.callTool(request, extra));
@@ -189,7 +177,7 @@ export class GatewaySession {
     });
     if (outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
       // Sent on the request's own stream so HTTP clients without a GET stream still receive it.
-      await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
+      await extra.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
     }
     return this.fitResult(outcome.result);
   }

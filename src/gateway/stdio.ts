@@ -1,14 +1,15 @@
 /**
  * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (DESIGN §11).
- * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), drops
- * lines it cannot parse without a word (answered here with -32700 / -32600), and closes for good on
- * one line over its buffer (so such lines are cut out before it and answered with -32600).
+ * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), skips
+ * lines that are not JSON without a word (SDK v2; so they are cut out before it and answered here with
+ * -32700), reports JSON that is not JSON-RPC through onerror (answered here with -32600), and closes
+ * for good on one line over its buffer (so such lines are cut out before it and answered with -32600).
  * Source: MCP spec, Transports › stdio; JSON-RPC 2.0 §5.1 (error codes).
  */
 import { Transform, type TransformCallback } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { GatewaySession } from './session.js';
 
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
@@ -30,13 +31,15 @@ export async function serveStdio(session: GatewaySession, onEnd: () => void): Pr
   };
   process.stdin.once('end', end);
   process.stdin.once('close', end);
-  const lines = new LineLimit(MAX_LINE_BYTES, () => void answer(ErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`));
+  const lines = new LineFilter(MAX_LINE_BYTES, {
+    oversized: () => void answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
+    notJson: () => void answer(ProtocolErrorCode.ParseError, 'Parse error: line is not JSON'),
+  });
   const transport = new StdioServerTransport(lines, process.stdout);
   const answer = (code: number, message: string): Promise<void> => transport.send(errorReply(code, message));
   transport.onclose = end;
   transport.onerror = (error) => {
-    if (error instanceof SyntaxError) void answer(ErrorCode.ParseError, 'Parse error: line is not JSON');
-    else if (error.name === 'ZodError') void answer(ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
+    if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
   process.stdin.pipe(lines);
   await session.connect(transport);
@@ -50,18 +53,26 @@ function errorReply(code: number, message: string): JSONRPCMessage {
   return { jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage;
 }
 
+/** What {@link LineFilter} reports about a line it drops. */
+interface DroppedLine {
+  /** The line was longer than the limit. */
+  oversized(): void;
+  /** The line is not JSON (JSON-RPC 2.0 §5.1: -32700). */
+  notJson(): void;
+}
+
 /**
  * Passes stdin through line by line (bytes, `\n`-terminated), dropping any line longer than
- * `maxLineBytes` and calling `onOversized` once for it.
+ * `maxLineBytes` or not JSON, and reporting each dropped line once.
  */
-class LineLimit extends Transform {
+class LineFilter extends Transform {
   private parts: Buffer[] = [];
   private size = 0;
   private oversized = false;
 
   constructor(
     private readonly maxLineBytes: number,
-    private readonly onOversized: () => void,
+    private readonly dropped: DroppedLine,
   ) {
     super();
   }
@@ -86,10 +97,22 @@ class LineLimit extends Transform {
   }
 
   private endLine(): void {
-    if (this.oversized) this.onOversized();
-    else this.push(Buffer.concat(this.parts));
+    const line = this.oversized ? undefined : Buffer.concat(this.parts);
+    if (line === undefined) this.dropped.oversized();
+    else if (isJson(line)) this.push(line);
+    else this.dropped.notJson();
     this.parts = [];
     this.size = 0;
     this.oversized = false;
+  }
+}
+
+/** Whether a line (newline and a trailing `\r` allowed) parses as JSON. */
+function isJson(line: Buffer): boolean {
+  try {
+    JSON.parse(line.toString('utf8'));
+    return true;
+  } catch {
+    return false;
   }
 }

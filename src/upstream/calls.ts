@@ -7,8 +7,8 @@
  * §11; MCP spec, Utilities › Cancellation and › Progress; Transports › Streamable HTTP › Session
  * management.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema } from '@modelcontextprotocol/core';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { classifyFailure, isSessionExpired, notSentReason } from './outcome.js';
 import { capTotal } from './totalCap.js';
@@ -21,6 +21,10 @@ export const DEFAULT_MAX_TOTAL_MS = 600_000;
 
 /** How a generic request ended: the result verbatim, or a JSON-RPC error. */
 export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } };
+
+/** SDK v1's `ErrorCode.RequestTimeout` and `ErrorCode.ConnectionClosed` (SDK conventions, not MCP spec codes). */
+const LEGACY_REQUEST_TIMEOUT = -32001;
+const LEGACY_CONNECTION_CLOSED = -32000;
 
 /** Returned instead of an outcome when a remote session expired (HTTP 404): the connection renews it and sends once more. */
 export const SESSION_EXPIRED = Symbol('session expired');
@@ -101,10 +105,21 @@ export async function sendRequest(
   } catch (error) {
     if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
     const unsent = notSentReason(error);
-    if (unsent) return { ok: false, error: { code: ErrorCode.InvalidParams, message: `the params could not be sent: ${unsent}; nothing reached the upstream` } };
-    const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
-    return { ok: false, error: { code, message: error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error) } };
+    if (unsent) return { ok: false, error: { code: ProtocolErrorCode.InvalidParams, message: `the params could not be sent: ${unsent}; nothing reached the upstream` } };
+    return { ok: false, error: { code: wireCode(error), message: error instanceof Error ? error.message : String(error) } };
   }
+}
+
+/**
+ * The JSON-RPC code passed on for a failed request: the upstream's own, else the number SDK v1 gave
+ * its local timeout (-32001) and closed connection (-32000), which v2 reports as string
+ * `SdkErrorCode`s, so legacy clients see the same codes as before; else -32603.
+ */
+function wireCode(error: unknown): number {
+  if (error instanceof ProtocolError) return error.code;
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return LEGACY_REQUEST_TIMEOUT;
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return LEGACY_CONNECTION_CLOSED;
+  return ProtocolErrorCode.InternalError;
 }
 
 /** True for a connection whose transport holds a session id (Streamable HTTP): a 404 then means the session expired. */

@@ -10,9 +10,8 @@
  * drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report (H2,
  * M5–M7, C5).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
@@ -127,7 +126,7 @@ export class UpstreamConnection {
     const before = fingerprint(this.tools);
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
+        const timer = setTimeout(() => reject(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
         this.abandonStart = reject;
         void this.connect(generation, Date.now() + timeoutMs)
           .then(resolve, reject)
@@ -172,7 +171,7 @@ export class UpstreamConnection {
         await client.connect(this.transport, { timeout: remaining(deadline) });
         client.onclose = () => this.onClosed(client);
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
-        client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relister.schedule());
+        client.setNotificationHandler('notifications/tools/list_changed', () => this.relister.schedule());
         client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
@@ -250,8 +249,8 @@ export class UpstreamConnection {
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal } = {}): Promise<RequestOutcome> {
     const outcome = await this.withRenewal((client) => sendRequest(client, method, params, options, this.server));
-    if (outcome === undefined) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
-    if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
+    if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
+    if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     return outcome;
   }
 

@@ -4,8 +4,7 @@
  * (ok | timeout | unavailable | cancelled | upstream_error); MCP spec, Transports › Streamable HTTP ›
  * Session management (HTTP 404 for an unknown session).
  */
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkErrorCode, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import type { CallOutcome } from './types.js';
 
 /** What the connection knows about a failed call. Times in ms. */
@@ -29,15 +28,15 @@ export function classifyFailure(error: unknown, call: FailedCall): CallOutcome {
   if (call.aborted) return { kind: 'cancelled' };
   const unsent = notSentReason(error);
   if (unsent) return { kind: 'upstream_error', message: `the arguments could not be sent: ${unsent}; nothing reached the upstream`, notSent: true };
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     const data = error.data as { timeout?: unknown; maxTotalTimeout?: unknown } | undefined;
     if (typeof data?.maxTotalTimeout === 'number') return { kind: 'timeout', ms: data.maxTotalTimeout };
     if (typeof data?.timeout === 'number') return { kind: 'timeout', ms: call.timeoutMs };
   }
-  if (call.closed && error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  if (call.closed && error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return { kind: 'unavailable', reason: 'the connection closed during the call', ...retry(call) };
   }
-  if (error instanceof McpError) return { kind: 'upstream_error', code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
+  if (error instanceof ProtocolError) return { kind: 'upstream_error', code: error.code, message: error.message };
   return { kind: 'upstream_error', message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -54,7 +53,7 @@ export function notSentReason(error: unknown): string | undefined {
 
 /** True when a Streamable HTTP request was refused with 404: the server no longer knows our session. */
 export function isSessionExpired(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
+  return error instanceof SdkHttpError && error.status === 404;
 }
 
 function retry(call: FailedCall): { retryInMs?: number } {

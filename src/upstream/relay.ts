@@ -4,8 +4,7 @@
  * a relay is given: only capabilities really forwarded are advertised. Which client answers is the
  * caller's business. Source: MCP spec, Client features; issue #5 item 4.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
 
 /**
  * Answers upstream `key`'s request `method` (sampling/createMessage or elicitation/create) with
@@ -29,9 +28,9 @@ const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {} };
 export function newUpstreamClient(key: string, version: string, relay: ServerRequestRelay | undefined): Client {
   const client = new Client({ name: 'toolshelf', version }, { capabilities: relay ? RELAYED_CAPABILITIES : {} });
   if (!relay) return client;
-  for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema]) {
-    client.setRequestHandler(schema as typeof CreateMessageRequestSchema, (request, extra) =>
-      relay(key, request.method, request.params as Record<string, unknown> | undefined, extra.signal) as never,
+  for (const method of ['sampling/createMessage', 'elicitation/create'] as const) {
+    client.setRequestHandler(method, (request, ctx) =>
+      relay(key, request.method, request.params as Record<string, unknown> | undefined, ctx.mcpReq.signal) as never,
     );
   }
   return client;

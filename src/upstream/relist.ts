@@ -6,8 +6,9 @@
  * {@link RelistHooks}; paging and parsing are listTools.ts's. Timers use the global clock, so tests
  * drive them with fake timers. Source: DESIGN §9.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema } from '@modelcontextprotocol/core';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
 import type { Logger } from '../trace/log.js';
 import { listAllTools, listingWarnings } from './listTools.js';
@@ -58,7 +59,7 @@ export class Relister {
       );
     } catch (error) {
       // A server with only resources or prompts has no tools/list: it serves no tools, and is no failure.
-      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound && client.getServerCapabilities()?.tools === undefined) return [];
+      if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound && client.getServerCapabilities()?.tools === undefined) return [];
       throw error;
     }
     const warnings = listingWarnings(listing, this.hooks.listTimeoutMs());

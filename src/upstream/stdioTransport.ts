@@ -9,15 +9,8 @@
  * grandchild holding stdout went unnoticed: no restart, every call failing forever).
  */
 import type { ChildProcess } from 'node:child_process';
-import {
-  ErrorCode,
-  JSONRPCErrorResponseSchema,
-  JSONRPCNotificationSchema,
-  JSONRPCRequestSchema,
-  JSONRPCResultResponseSchema,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCErrorResponseSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/core';
+import { ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { LineFramer, type OversizedLine } from './lineFramer.js';
 import { killGroup, killGroupNow, SpawnError, spawnFailure, spawnGroup, spawnProblem, type SpawnSpec } from './process.js';
 
@@ -175,7 +168,7 @@ export class ChildStdioTransport implements Transport {
     this.onerror?.(new Error(`dropped a message: ${reason}`));
     const id = oversizedResponseId(line);
     if (id === undefined || !this.pending.delete(id)) return;
-    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: reason } });
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: reason } });
   }
 
   /** Output the child wrote before exiting is still in the pipe: read it for {@link EXIT_DRAIN_MS}, then disconnect. */

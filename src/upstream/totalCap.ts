@@ -4,7 +4,7 @@
  * signal instead ends the call exactly at the cap and tells the upstream. Source: MCP spec,
  * Utilities › Cancellation and › Progress (receivers should enforce a maximum timeout).
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 
 /** A signal for one request, and `dispose()` to call once it has settled. */
 export interface CappedSignal {
@@ -19,7 +19,7 @@ export interface CappedSignal {
 export function capTotal(maxTotalMs: number, caller: AbortSignal | undefined): CappedSignal {
   const controller = new AbortController();
   const timer = setTimeout(
-    () => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs })),
+    () => controller.abort(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs })),
     maxTotalMs,
   );
   const follow = (): void => controller.abort(caller?.reason);

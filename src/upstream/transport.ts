@@ -2,9 +2,8 @@
  * Server entry → SDK client transport: a stdio child in its own process group, or Streamable HTTP /
  * SSE for a remote URL. No retry and no state. Source: DESIGN §11.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
 import { isRemote, type RemoteServerConfig, type ServerConfig } from '../config/types.js';
 import { ChildStdioTransport } from './stdioTransport.js';
 

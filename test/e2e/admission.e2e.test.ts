@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { alive, cliPath, descendants, fixture, startStdio, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 const COUNTER = fixture('counter.mjs');

@@ -7,9 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { fixture, serverEntry, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 describe('forwarding', () => {
@@ -34,11 +33,11 @@ describe('forwarding', () => {
   it('returns an upstream result unchanged: every content type, structuredContent, isError, _meta (§2 item 9)', async () => {
     const direct = new Client({ name: 'direct', version: '1' });
     await direct.connect(new StdioClientTransport({ command: 'node', args: [fixture('counter.mjs')], stderr: 'ignore' }));
-    const expected = await direct.request({ method: 'tools/call', params: { name: 'rich', arguments: {} } }, (await import('@modelcontextprotocol/sdk/types.js')).ResultSchema);
+    const expected = await direct.request({ method: 'tools/call', params: { name: 'rich', arguments: {} } }, (await import('@modelcontextprotocol/core')).ResultSchema);
     await direct.close();
     const through = await gw.client.request(
       { method: 'tools/call', params: { name: 'counter__rich', arguments: {} } },
-      (await import('@modelcontextprotocol/sdk/types.js')).ResultSchema,
+      (await import('@modelcontextprotocol/core')).ResultSchema,
     );
     expect(through).toEqual(expected);
     expect(JSON.stringify(through)).toBe(JSON.stringify(expected));
@@ -70,7 +69,7 @@ describe('forwarding', () => {
     const before = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
     expect(before).not.toContain('counter__extra_tool');
     let notified = 0;
-    gw.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
+    gw.client.setNotificationHandler('notifications/tools/list_changed', () => void (notified += 1));
     await gw.client.callTool({ name: 'counter__grow', arguments: {} });
     expect(await waitFor(() => notified > 0, 5000)).toBe(true);
     await new Promise((r) => setTimeout(r, 400));

@@ -6,9 +6,8 @@
  * Source: issue #5 item 6; JSON-RPC 2.0 §5.1; MCP spec, Basic › Messages, Server › Tools (errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { JSONRPCRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCRequestSchema } from '@modelcontextprotocol/core';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { alive, descendants, serverEntry, textOf, waitFor, writeConfig } from '../helpers/gateway.js';
 import { fuzzLines } from '../gateway/malformed.js';
 import { openRawHttp, post, spawnHttp, startRawStdio, type Message, type RawHttpSession, type RawStdio, type SpawnedHttp } from '../gateway/wire.js';

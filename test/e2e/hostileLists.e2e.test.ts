@@ -5,7 +5,6 @@
  * upstreams keep serving and that no process is left behind. For the first, the start timeout is
  * lowered to 2 s through `TOOLSHELF_START_TIMEOUT_MS`. Source: issue #5 item 3; DESIGN §9, §11, §13.
  */
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, startStdio, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 import { closeAndExpectNoOrphans, startWithStartTimeout, structuredOf, upstreamPids } from '../upstream/e2eHelpers.js';
@@ -36,7 +35,7 @@ describe('an upstream that never answers initialize', () => {
   it('is given up after the start timeout while the others serve, and retried with backoff', async () => {
     expect(startMs).toBeLessThan(START_TIMEOUT_MS + 5000);
     const log = gw.stderr.join('\n');
-    expect(log).toMatch(/upstream "never" failed to start: MCP error -32001: Request timed out/);
+    expect(log).toMatch(/upstream "never" failed to start: Request timed out/);
     expect(log).toMatch(/upstreams: 1\/2 connected/);
     await counterAnswers(gw);
     expect(await waitFor(() => gw.stderr.some((line) => /upstream "never" will be retried in [\d.]+ s \(attempt 2\)/.test(line)), 8000)).toBe(true);
@@ -101,7 +100,7 @@ describe('upstreams with hostile tool lists', () => {
     const lists = async (): Promise<number> => Number(textOf(await gw.client.callTool({ name: 'storm__list_count', arguments: {} })));
     expect((await gw.client.listTools()).tools.map((t) => t.name)).toContain('storm__generation_0');
     let told = 0;
-    gw.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (told += 1));
+    gw.client.setNotificationHandler('notifications/tools/list_changed', () => void (told += 1));
     const before = await lists();
     const [storm] = await Promise.all([gw.client.callTool({ name: 'storm__storm', arguments: { count: 500 } }), counterAnswers(gw)]);
     expect(textOf(storm)).toBe('announced 500 times');

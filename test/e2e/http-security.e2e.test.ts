@@ -7,8 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { descendants, serverEntry, waitFor, writeConfig } from '../helpers/gateway.js';
 import { initializeRequest, openRawHttp, rawHttp, spawnHttp, type SpawnedHttp } from '../gateway/wire.js';
 

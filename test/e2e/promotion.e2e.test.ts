@@ -4,8 +4,7 @@
  * name; call_tool; unknown and hidden names. Source: issue #2 (tests), DESIGN §5, §9.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { join } from 'node:path';
 import { sandboxConfig, startHttp, startStdio, textOf, type HttpGateway } from '../helpers/gateway.js';
 
@@ -18,7 +17,7 @@ interface Setup {
 function watchListChanged(client: Client): { count: () => number; next: () => Promise<void> } {
   let count = 0;
   let waiters: (() => void)[] = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
     count += 1;
     const w = waiters;
     waiters = [];

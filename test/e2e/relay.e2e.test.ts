@@ -4,9 +4,8 @@
  * Source: issue #5 item 4 (the rest of MCP passed through); MCP spec, Client features.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { cliPath, fixture, startStdio, textOf, writeConfig } from '../helpers/gateway.js';
 
 describe('sampling and elicitation relayed to the client', () => {
@@ -14,12 +13,12 @@ describe('sampling and elicitation relayed to the client', () => {
   let client: Client;
   beforeAll(async () => {
     client = new Client({ name: 'capable-client', version: '1' }, { capabilities: { sampling: {}, elicitation: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, (request) => ({
+    client.setRequestHandler('sampling/createMessage', (request) => ({
       role: 'assistant',
       model: 'test-model',
       content: { type: 'text', text: `summary of ${JSON.stringify(request.params.messages[0]?.content)}`.slice(0, 60) },
     }));
-    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { ok: true } }));
+    client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { ok: true } }));
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', configPath()], stderr: 'ignore' }));
   });
   afterAll(() => client.close());

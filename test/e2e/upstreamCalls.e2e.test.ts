@@ -6,9 +6,7 @@
  * same over Streamable HTTP.
  * Source: issue #5 item 2; MCP spec, Utilities › Progress and › Cancellation.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, Transport, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   alive,
@@ -62,7 +60,7 @@ describe('timeouts, progress and cancellation', () => {
     };
     const updates: unknown[] = [];
     const started = Date.now();
-    const result = await gw.client.callTool({ name: 'slowpoke__ticks', arguments: { count: 5, everyMs: 400 } }, undefined, {
+    const result = await gw.client.callTool({ name: 'slowpoke__ticks', arguments: { count: 5, everyMs: 400 } }, {
       onprogress: (p) => void updates.push(p),
       timeout: 10_000,
     });
@@ -107,7 +105,7 @@ describe('timeouts, progress and cancellation', () => {
 
   it('passes a client’s cancellation (AbortSignal) on to the upstream', async () => {
     const controller = new AbortController();
-    const call = gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { signal: controller.signal });
+    const call = gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, { signal: controller.signal });
     setTimeout(() => controller.abort('user pressed stop'), 200);
     await expect(call).rejects.toThrow();
     expect(await latestHangCancelled(gw.client)).toBe(true);
@@ -116,7 +114,7 @@ describe('timeouts, progress and cancellation', () => {
 
   it('passes a client’s own request timeout on to the upstream as a cancellation', async () => {
     const started = Date.now();
-    await expect(gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { timeout: 300 })).rejects.toThrow(/timed out/i);
+    await expect(gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, { timeout: 300 })).rejects.toThrow(/timed out/i);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(await latestHangCancelled(gw.client)).toBe(true);
     const { cancelled } = await cancellations();
@@ -146,7 +144,7 @@ describe('timeouts, progress and cancellation for a Streamable HTTP client', () 
 
   it('forwards progress to the HTTP session and passes its cancellation upstream', async () => {
     const updates: number[] = [];
-    const result = await client.callTool({ name: 'slowpoke__ticks', arguments: { count: 4, everyMs: 400 } }, undefined, {
+    const result = await client.callTool({ name: 'slowpoke__ticks', arguments: { count: 4, everyMs: 400 } }, {
       onprogress: (p) => void updates.push(p.progress),
       timeout: 10_000,
     });
@@ -154,7 +152,7 @@ describe('timeouts, progress and cancellation for a Streamable HTTP client', () 
     expect(updates.slice(0, 3)).toEqual([1, 2, 3]);
 
     const controller = new AbortController();
-    const hung = client.callTool({ name: 'slowpoke__hang', arguments: {} }, undefined, { signal: controller.signal });
+    const hung = client.callTool({ name: 'slowpoke__hang', arguments: {} }, { signal: controller.signal });
     setTimeout(() => controller.abort('user pressed stop'), 200);
     await expect(hung).rejects.toThrow();
     expect(await latestHangCancelled(client)).toBe(true);

@@ -154,7 +154,7 @@ describe('configuration problems (breaker finding 4)', () => {
 describe('stderr quoted when an upstream exits (breaker finding 5)', () => {
   it('quotes the error line, never 500 x or the Node.js banner', async () => {
     const missing = await connected({ command: 'node', args: ['/nonexistent/missing.mjs'] } as ServerConfig);
-    expect(missing.lastError).toBe("MCP error -32000: Connection closed (stderr: Error: Cannot find module '/nonexistent/missing.mjs')");
+    expect(missing.lastError).toBe("Connection closed (stderr: Error: Cannot find module '/nonexistent/missing.mjs')");
 
     const conn = await connected(faulty());
     await conn.callTool('noisyexit', {});

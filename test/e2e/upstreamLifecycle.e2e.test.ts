@@ -7,7 +7,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alive, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 import { closeAndExpectNoOrphans, expectChildren, startHttpFixture, structuredOf, upstreamPids } from '../upstream/e2eHelpers.js';
@@ -33,7 +32,7 @@ describe('a stdio upstream that crashes', () => {
     const [firstPid] = upstreamPids(gw, 'crashy.mjs');
     expect((await gw.client.listTools()).tools.map((t) => t.name)).not.toContain('crashy__added_after_restart');
     let changed = 0;
-    gw.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
+    gw.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
 
     const crash = await gw.client.callTool({ name: 'crashy__crash', arguments: {} });
     expect(crash.isError).toBe(true);

@@ -7,9 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cliPath = join(repoRoot, 'dist', 'cli.js');

@@ -52,7 +52,7 @@ describe('a first start that completes late (breaker C5)', () => {
     expect(done).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     await start;
-    expect(pool.summary()).toEqual([{ key: 'up', status: 'failed', tools: 0, error: 'MCP error -32001: Request timed out' }]);
+    expect(pool.summary()).toEqual([{ key: 'up', status: 'failed', tools: 0, error: 'Request timed out' }]);
     expect(changed).toEqual([]);
     await vi.advanceTimersByTimeAsync(375);
     expect(pool.summary()[0]?.status).toBe('ready');

@@ -4,11 +4,8 @@
  * stall, expire its session, flood it with log messages, and count what reached it. No processes,
  * sockets or real timers.
  */
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, Server, SdkHttpError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { Transport, JSONRPCMessage, Tool } from '@modelcontextprotocol/server';
 import type { ServerConfig } from '../../src/config/types.js';
 import type { ConnectionOptions } from '../../src/upstream/connection.js';
 import { silentLogger } from '../../src/trace/log.js';
@@ -88,7 +85,7 @@ export class FakeUpstream {
     const send = inner.send.bind(inner);
     inner.sessionId = `session-${this.attempts.length}`;
     inner.send = async (message: JSONRPCMessage) => {
-      if (this.expired) throw new StreamableHTTPError(404, 'Session not found');
+      if (this.expired) throw new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, 'Session not found', { status: 404, statusText: 'Not Found' });
       return send(message);
     };
     return inner;
@@ -96,13 +93,13 @@ export class FakeUpstream {
 
   private makeServer(): Server {
     const server = new Server({ name: 'fake', version: '1' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => {
+    server.setRequestHandler('tools/list', () => {
       this.listCalls += 1;
       return { tools: this.tools };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    server.setRequestHandler('tools/call', async (request, ctx) => {
       const args = (request.params.arguments ?? {}) as { ms?: number; ticks?: number; everyMs?: number };
-      extra.signal.addEventListener('abort', () => this.cancelled.push(request.params.name));
+      ctx.mcpReq.signal.addEventListener('abort', () => this.cancelled.push(request.params.name));
       const token = request.params._meta?.progressToken;
       switch (request.params.name) {
         case 'slow':
@@ -111,8 +108,8 @@ export class FakeUpstream {
         case 'ticks':
           for (let i = 1; i <= (args.ticks ?? 5); i++) {
             await sleep(args.everyMs ?? 100);
-            if (extra.signal.aborted) return { content: [] };
-            if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i } });
+            if (ctx.mcpReq.signal.aborted) return { content: [] };
+            if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i } });
           }
           return { content: [{ type: 'text', text: 'ticked' }] };
         default:

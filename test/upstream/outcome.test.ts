@@ -1,5 +1,4 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkErrorCode, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { classifyFailure, isSessionExpired } from '../../src/upstream/outcome.js';
 
@@ -7,17 +6,17 @@ const call = { timeoutMs: 500, aborted: false, closed: false };
 
 describe('classifyFailure', () => {
   it('reads the SDK idle timeout as a timeout of the call’s timeoutMs', () => {
-    const error = new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: 500 });
+    const error = new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: 500 });
     expect(classifyFailure(error, call)).toEqual({ kind: 'timeout', ms: 500 });
   });
 
   it('reads the total cap as a timeout of the cap', () => {
-    const error = new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: 9000 });
+    const error = new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: 9000 });
     expect(classifyFailure(error, call)).toEqual({ kind: 'timeout', ms: 9000 });
   });
 
   it('keeps a server’s own -32001 error an upstream error (no timeout data)', () => {
-    const error = new McpError(ErrorCode.RequestTimeout, 'backend timed out');
+    const error = new ProtocolError(-32001, 'backend timed out');
     expect(classifyFailure(error, call)).toEqual({ kind: 'upstream_error', code: -32001, message: 'backend timed out' });
   });
 
@@ -26,14 +25,14 @@ describe('classifyFailure', () => {
   });
 
   it('reads ConnectionClosed as unavailable only when our connection did close, with the retry time', () => {
-    const closed = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     expect(classifyFailure(closed, { ...call, closed: true, retryInMs: 1200 })).toEqual({
       kind: 'unavailable',
       reason: 'the connection closed during the call',
       retryInMs: 1200,
     });
     // Regression (issue #2): a server answering {code: -32000, message: 'database is locked'}.
-    const serverError = new McpError(-32000, 'database is locked');
+    const serverError = new ProtocolError(-32000, 'database is locked');
     expect(classifyFailure(serverError, call)).toEqual({ kind: 'upstream_error', code: -32000, message: 'database is locked' });
   });
 
@@ -62,8 +61,8 @@ describe('classifyFailure', () => {
 
 describe('isSessionExpired', () => {
   it('is true for a Streamable HTTP 404 only', () => {
-    expect(isSessionExpired(new StreamableHTTPError(404, 'Session not found'))).toBe(true);
-    expect(isSessionExpired(new StreamableHTTPError(500, 'boom'))).toBe(false);
-    expect(isSessionExpired(new McpError(404, 'not found'))).toBe(false);
+    expect(isSessionExpired(new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, 'Session not found', { status: 404, statusText: 'Not Found' }))).toBe(true);
+    expect(isSessionExpired(new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, 'boom', { status: 500, statusText: 'Internal Server Error' }))).toBe(false);
+    expect(isSessionExpired(new ProtocolError(404, 'not found'))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkErrorCode, SdkError } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { capTotal } from '../../src/upstream/totalCap.js';
 
@@ -12,9 +12,9 @@ describe('capTotal', () => {
     expect(capped.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);
     expect(capped.signal.aborted).toBe(true);
-    const reason = capped.signal.reason as McpError;
-    expect(reason).toBeInstanceOf(McpError);
-    expect(reason.code).toBe(ErrorCode.RequestTimeout);
+    const reason = capped.signal.reason as SdkError;
+    expect(reason).toBeInstanceOf(SdkError);
+    expect(reason.code).toBe(SdkErrorCode.RequestTimeout);
     expect(reason.data).toEqual({ maxTotalTimeout: 3000 });
   });
 
