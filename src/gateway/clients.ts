@@ -15,18 +15,22 @@ export const HONOURS_LIST_CHANGED: readonly string[] = ['claude-code', 'Visual S
 export const DESCRIPTION_LIMITS: Readonly<Record<string, number>> = { 'claude-code': 2048 };
 
 /**
- * Clients that, by default, keep every MCP tool's schema out of the model's context and let the model
- * find it with their own tool search (issue #13). Behind them toolshelf's own `tool_search` would be
- * deferred too, and the model would search twice, so `discovery.mode: "auto"` hands discovery to them.
- * - `claude-code`: defers every MCP tool unless `ENABLE_TOOL_SEARCH` says otherwise; its ToolSearch
- *   matches names, descriptions and `anthropic/searchHint`.
+ * Clients that keep every MCP tool's schema out of the model's context and let the model find it with
+ * their own tool search, whatever their settings (issue #13). Behind them toolshelf's `tool_search`
+ * and `call_tool` would be deferred too and the model would search twice before a call, so
+ * `discovery.mode: "auto"` hands discovery to them.
  * - `codex-mcp-client` / `Codex`: Codex defers MCP tools behind its `tool_search` (BM25 over tool
  *   metadata; `tool_search_always_defer_mcp_tools`, now always on) and ignores list_changed.
- * Not here, because they do not defer every MCP tool by default: Copilot CLI
- * (`github-copilot-developer`, defers past ~30 tools and only for some models), VS Code (groups tools
- * into virtual tools above its threshold, no search), Claude Desktop / claude.ai and Cursor.
+ * Not here:
+ * - `claude-code`: its tool search is on by default, but users turn it off or fall back to loading
+ *   every tool up front (`ENABLE_TOOL_SEARCH=false` or `auto`, Vertex AI, a non-first-party base URL),
+ *   and then `client` mode would load every tool. `own` stays small either way, and
+ *   `anthropic/alwaysLoad` keeps tool_search and the tools it finds loaded when its search is on.
+ * - `github-copilot-developer` (Copilot CLI): defers only past ~30 tools and only for some models.
+ * - `Visual Studio Code`: groups tools into virtual tools above a threshold; it has no tool search.
+ * - `claude-ai` (Claude Desktop), `cursor-vscode` (Cursor): do not defer MCP tools.
  */
-export const SEARCHES_MCP_TOOLS: readonly string[] = ['claude-code', 'codex-mcp-client', 'Codex'];
+export const SEARCHES_MCP_TOOLS: readonly string[] = ['codex-mcp-client', 'Codex'];
 
 /** Who finds deferred tools for a client (issue #13): toolshelf's manifest and search, or the client's own search. */
 export type DiscoveryMode = 'own' | 'client';

@@ -166,9 +166,8 @@ describe("tool_search's description per client (§6)", () => {
   let deferred: string[];
   beforeAll(async () => {
     const dir = tempDir();
-    // discovery.mode own: under auto, Claude Code is handed discovery itself and gets no tool_search (issue #13).
     http = await startHttp(
-      writeConfig({ mcpServers: { everything, files: { command: 'node', args: [serverEntry('filesystem'), dir] } }, discovery: { mode: 'own' } }, dir),
+      writeConfig({ mcpServers: { everything, files: { command: 'node', args: [serverEntry('filesystem'), dir] } } }, dir),
     );
     const client = await http.connect('toolshelf-e2e-probe');
     const description = await searchDescription(client);

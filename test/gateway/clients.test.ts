@@ -19,16 +19,17 @@ describe('call_tool bridge decision (DESIGN §5)', () => {
 });
 
 describe('discovery mode decision (issue #13)', () => {
-  it('auto: client for Claude Code and Codex, which defer every MCP tool behind their own search; own for everyone else', () => {
-    expect(discoveryMode('auto', 'claude-code')).toBe('client');
+  it('auto: client for Codex, which always defers MCP tools behind its own search; own for everyone else', () => {
     expect(discoveryMode('auto', 'codex-mcp-client')).toBe('client');
-    for (const name of ['github-copilot-developer', 'Visual Studio Code', 'claude-ai', 'cursor-vscode', 'mcp-inspector', 'some-new-client', '', undefined]) {
+    expect(discoveryMode('auto', 'Codex')).toBe('client');
+    for (const name of ['claude-code', 'github-copilot-developer', 'Visual Studio Code', 'claude-ai', 'cursor-vscode', 'mcp-inspector', 'some-new-client', '', undefined]) {
       expect(discoveryMode('auto', name)).toBe('own');
     }
   });
 
   it('a fixed setting applies to every client', () => {
-    expect(discoveryMode('own', 'claude-code')).toBe('own');
+    expect(discoveryMode('own', 'codex-mcp-client')).toBe('own');
+    expect(discoveryMode('client', 'claude-code')).toBe('client');
     expect(discoveryMode('client', 'cursor-vscode')).toBe('client');
     expect(discoveryMode('client', undefined)).toBe('client');
   });
