@@ -245,7 +245,7 @@ async function main() {
       '',
       ...verdicts(rows),
       '',
-      'Client mode (`discovery.mode: "client"`, the `auto` choice for Claude Code and Codex; issue #13) lists every deferred tool with its compacted schema and searchHint and no tool_search: those bytes cross the wire once, and the client keeps the schemas out of the prompt until its own search loads one.',
+      'Client mode (`discovery.mode: "client"`, the `auto` choice for Codex; issue #13) lists every deferred tool with its compacted schema and searchHint and no tool_search: those bytes cross the wire once, and the client keeps the schemas out of the prompt until its own search loads one.',
       '',
       'Compaction changes what is advertised in full (direct and promoted tools, tool_search results); the first deferred list carries only the direct tools, tool_search and call_tool, so its two columns differ only when a direct tool needs compacting. The all-direct columns show compaction alone.',
       '',
