@@ -23,9 +23,9 @@ export const DESCRIPTION_LIMITS: Readonly<Record<string, number>> = { 'claude-co
  *   metadata; `tool_search_always_defer_mcp_tools`, now always on) and ignores list_changed.
  * Not here:
  * - `claude-code`: its tool search is on by default, but users turn it off or fall back to loading
- *   every tool up front (`ENABLE_TOOL_SEARCH=false` or `auto`, Vertex AI, a non-first-party base URL),
- *   and then `client` mode would load every tool. `own` stays small either way, and
- *   `anthropic/alwaysLoad` keeps tool_search and the tools it finds loaded when its search is on.
+ *   every tool up front (`ENABLE_TOOL_SEARCH=false`; `auto` when they fit in 10% of the context; Vertex
+ *   AI or a non-first-party base URL), and then `client` mode would load every tool. `own` stays small
+ *   either way, and `anthropic/alwaysLoad` keeps tool_search and the tools it finds loaded.
  * - `github-copilot-developer` (Copilot CLI): defers only past ~30 tools and only for some models.
  * - `Visual Studio Code`: groups tools into virtual tools above a threshold; it has no tool search.
  * - `claude-ai` (Claude Desktop), `cursor-vscode` (Cursor): do not defer MCP tools.
