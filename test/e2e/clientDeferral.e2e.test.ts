@@ -189,18 +189,23 @@ describe('over stdio: one gateway per client, bytes as traced', () => {
     const gw = await startStdio(path, ['--trace', trace], clientName);
     gateways.push(gw);
     const first = await firstList(gw.client);
-    const traced = async (): Promise<{ schemaBytes: number; promoted: number }> => {
-      await waitFor(() => readFileSync(trace, 'utf8').includes('tools_advertised'));
-      const line = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === 'tools_advertised');
-      return line as { schemaBytes: number; promoted: number };
+    /** The first trace event named `event`, once it is written. */
+    const traced = async (event = 'tools_advertised'): Promise<Record<string, unknown>> => {
+      await waitFor(() => readFileSync(trace, 'utf8').includes(`"${event}"`));
+      const events = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      return events.find((e) => e.event === event) ?? {};
     };
-    return { gw, first, traced };
+    return { gw, first, traced, dir };
   }
 
-  it('codex-mcp-client: client mode; the traced schemaBytes are the bytes the client received', async () => {
-    const { first, traced } = await start('codex-mcp-client');
+  it('codex-mcp-client: client mode; the traced schemaBytes are the bytes the client received; a call is traced as origin direct', async () => {
+    const { gw, first, traced, dir } = await start('codex-mcp-client');
     expectClientMode(first.tools);
     expect((await traced()).schemaBytes).toBe(first.bytes);
+    const read = await gw.client.callTool({ name: 'files__read_text_file', arguments: { path: join(dir, 'hello.txt') } });
+    expect(textOf(read)).toBe('Hello from the sandbox!\n');
+    // Listed from the start, so DESIGN §10's "direct", not "catalog" (called by name from the manifest).
+    expect(await traced('tool_called')).toMatchObject({ name: 'files__read_text_file', origin: 'direct', isError: false });
   });
 
   it('github-copilot-developer: own mode; the traced schemaBytes are the bytes the client received', async () => {
