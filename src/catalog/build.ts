@@ -27,7 +27,10 @@ export interface Catalogue {
   readonly counts: ReadonlyMap<string, ExposureCounts>;
   /** Name clashes that involve a `prefix: false` server (DESIGN §4). */
   readonly collisions: readonly NameCollision[];
-  /** Tools left out because their declaration could not be projected (e.g. nested too deeply to serialise). */
+  /**
+   * Tools left out because their declaration could not be projected (nested too deeply to serialise, or
+   * an inputSchema that accepts no object: issue #8 item 1), each with a sentence saying why.
+   */
   readonly dropped: readonly { readonly server: string; readonly tool: string; readonly reason: string }[];
   /** The callable entry for a qualified name; undefined for unknown and hidden names. */
   get(qualifiedName: string): CatalogEntry | undefined;
@@ -68,8 +71,10 @@ export function buildCatalogue(
     try {
       projected = project(v.tool, v.server);
     } catch (error) {
-      // A hostile declaration (e.g. thousands of levels deep) must cost only that tool (DESIGN §11).
-      dropped.push({ server: v.server, tool: v.tool.name, reason: error instanceof Error ? error.message : String(error) });
+      // A hostile declaration (e.g. thousands of levels deep, or no object schema) must cost only that tool (DESIGN §11).
+      const message = error instanceof Error ? error.message : String(error);
+      const reason = (error as { code?: unknown }).code === 'unservable_tool' ? message : `its declaration cannot be processed (${message})`;
+      dropped.push({ server: v.server, tool: v.tool.name, reason });
       return;
     }
     entries.push({
