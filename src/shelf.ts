@@ -27,13 +27,16 @@ export interface BuiltShelf extends Shelf {
 /**
  * Builds the catalogue (exposure, names, projected schemas) and, over its deferred tools, the BM25
  * index and the manifest. The manifest is rendered once per distinct client description limit.
+ * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
  */
 export function buildShelf(
   config: Config,
   toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>,
   host: Result<HostRanker, string> | undefined,
+  previous?: Catalogue,
 ): BuiltShelf {
-  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, (tool, server) => projectTool(tool, schemaOptionsFor(config, server)));
+  const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
+  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
   const index = buildSearchIndex(catalogue.deferred, config.discovery.ranking);
   const rankContext = {
     index,
