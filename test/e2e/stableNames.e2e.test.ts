@@ -6,10 +6,10 @@
  * still refused (DESIGN §4). Fixture: test/fixtures/servers/collider.mjs.
  */
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { cliPath, fixture, startHttp, startStdio, textOf, writeConfig } from '../helpers/gateway.js';
+import { cliPath, fixture, textOf, writeConfig } from '../helpers/gateway.js';
+import { nextListChanged, overEachTransport } from '../helpers/transports.js';
 
 const server = (label: string, initial: string[], added: string[], extra: Record<string, unknown> = {}) => ({
   command: 'node',
@@ -32,7 +32,7 @@ const configPath = (): string =>
 /** Calls the upstream's grow tool and resolves with the names listed after the list_changed it causes. */
 async function grow(client: Client, trigger: string): Promise<string[]> {
   await client.listTools(); // list_changed goes to clients that have listed (DESIGN §9).
-  const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+  const changed = nextListChanged(client);
   await client.callTool({ name: trigger, arguments: {} });
   await changed;
   return (await client.listTools()).tools.map((t) => t.name);
@@ -40,44 +40,28 @@ async function grow(client: Client, trigger: string): Promise<string[]> {
 
 const said = async (client: Client, name: string): Promise<string> => textOf(await client.callTool({ name, arguments: {} }));
 
-function suite(name: string, open: () => Promise<{ client: Client; stderr: string[]; close: () => Promise<unknown> }>): void {
-  describe(name, () => {
-    let client: Client;
-    let stderr: string[];
-    let close: () => Promise<unknown>;
-    beforeAll(async () => ({ client, stderr, close } = await open()));
-    afterAll(async () => void (await close()));
-
-    it('a re-list adding get.item beside get_item: shop__get_item still reaches get_item, the newcomer is suffixed', async () => {
-      expect(await said(client, 'shop__get_item')).toBe('shop:get_item');
-      const names = await grow(client, 'shop__grow_shop');
-      const suffixed = names.filter((n) => /^shop__get_item_[0-9a-f]{6}$/.test(n));
-      expect(names).toContain('shop__get_item');
-      expect(suffixed).toHaveLength(1);
-      expect(await said(client, 'shop__get_item')).toBe('shop:get_item');
-      expect(await said(client, suffixed[0] as string)).toBe('shop:get.item');
-    });
-
-    it('a second prefix: false server adding deploy: deploy still reaches zulu, alpha’s is suffixed with a warning', async () => {
-      expect(await said(client, 'deploy')).toBe('zulu:deploy');
-      const names = await grow(client, 'grow_alpha');
-      const suffixed = names.filter((n) => /^deploy_[0-9a-f]{6}$/.test(n));
-      expect(suffixed).toHaveLength(1);
-      expect(await said(client, 'deploy')).toBe('zulu:deploy');
-      expect(await said(client, suffixed[0] as string)).toBe('alpha:deploy');
-      expect(stderr.filter((l) => l.includes(`name "deploy" stays with server "zulu" (tool "deploy"); server "alpha"'s tool "deploy" is served as "${suffixed[0]}"`))).toHaveLength(1);
-    });
+overEachTransport(configPath, (gateway) => {
+  it('a re-list adding get.item beside get_item: shop__get_item still reaches get_item, the newcomer is suffixed', async () => {
+    const { client } = gateway();
+    expect(await said(client, 'shop__get_item')).toBe('shop:get_item');
+    const names = await grow(client, 'shop__grow_shop');
+    const suffixed = names.filter((n) => /^shop__get_item_[0-9a-f]{6}$/.test(n));
+    expect(names).toContain('shop__get_item');
+    expect(suffixed).toHaveLength(1);
+    expect(await said(client, 'shop__get_item')).toBe('shop:get_item');
+    expect(await said(client, suffixed[0] as string)).toBe('shop:get.item');
   });
-}
 
-suite('over stdio', async () => {
-  const gw = await startStdio(configPath());
-  return { client: gw.client, stderr: gw.stderr, close: () => gw.close() };
-});
-
-suite('over Streamable HTTP', async () => {
-  const gw = await startHttp(configPath());
-  return { client: await gw.connect(), stderr: gw.stderr, close: () => gw.stop() };
+  it('a second prefix: false server adding deploy: deploy still reaches zulu, alpha’s is suffixed with a warning', async () => {
+    const { client, stderr } = gateway();
+    expect(await said(client, 'deploy')).toBe('zulu:deploy');
+    const names = await grow(client, 'grow_alpha');
+    const suffixed = names.filter((n) => /^deploy_[0-9a-f]{6}$/.test(n));
+    expect(suffixed).toHaveLength(1);
+    expect(await said(client, 'deploy')).toBe('zulu:deploy');
+    expect(await said(client, suffixed[0] as string)).toBe('alpha:deploy');
+    expect(stderr.filter((l) => l.includes(`name "deploy" stays with server "zulu" (tool "deploy"); server "alpha"'s tool "deploy" is served as "${suffixed[0]}"`))).toHaveLength(1);
+  });
 });
 
 it('the same prefix: false collision present at start is refused, naming both servers (DESIGN §4)', async () => {
