@@ -15,8 +15,9 @@
  * - a schema that accepts no object at all (`"type": "string"`, `false`, an `anyOf` of scalars, a `const`
  *   or `enum` without an object) cannot be called with the object MCP always sends: it is not wrapped
  *   (the upstream would still receive an object and refuse it), the tool is dropped.
- * - an `outputSchema` that cannot be made such an object schema, or that ajv cannot compile, is left out:
- *   the tool stays, and its `structuredContent` still reaches the client, unchecked by it.
+ * - an `outputSchema` that cannot be made such an object schema, that ajv cannot compile, or too large to
+ *   compile on every rebuild, is left out: the tool stays, and its `structuredContent` still reaches the
+ *   client, unchecked by it.
  * - an optional field of the wrong shape is left out; unknown fields pass verbatim.
  * Pure apart from ajv compiling (each schema is removed from the engine right after).
  * Source: MCP 2025-11-25 schema (`Tool`, `ToolAnnotations`, `Icon`, `ToolExecution`); issue #8 item 1.
@@ -24,6 +25,7 @@
 
 import { Ajv } from 'ajv';
 import type { JsonObject } from '../catalog/types.js';
+import { jsonBytes } from './measure.js';
 import { isObject } from './walk.js';
 
 /** The JSON Schema type names (JSON Schema Validation §6.1.1). */
@@ -102,9 +104,19 @@ export function wireInputSchema(schema: JsonObject): WireSchema {
 /**
  * ajv set like the SDK Client's own validator (`strict: false`, `validateSchema: false`), which compiles
  * every outputSchema in `listTools()`. Formats are not validated (they never make compilation fail with
- * `strict: false`) and nothing is logged.
+ * `strict: false`), nothing is logged, and the two options that only speed compilation up are on
+ * (`loopEnum`, no `code.optimize`: see admit.ts). It keeps no state between calls: each schema is
+ * removed right after compilation.
  */
-const OUTPUT_AJV = new Ajv({ strict: false, validateSchema: false, allErrors: true, validateFormats: false, logger: false });
+const OUTPUT_AJV = new Ajv({ strict: false, validateSchema: false, allErrors: true, validateFormats: false, logger: false, loopEnum: 64, code: { optimize: false } });
+
+/**
+ * Largest outputSchema compiled to check it, in UTF-8 bytes of compact JSON. Compilation time grows
+ * with the schema and runs on every rebuild: a 1 MB one took 8.5 s on the shared 2-core machine, a
+ * small one ~3 ms. A larger outputSchema is left out of the wire (unchecked, it could sink the client's
+ * list; and no budget bounds what it costs every turn); its structuredContent still goes through.
+ */
+export const MAX_CHECKED_OUTPUT_BYTES = 32 * 1024;
 
 /**
  * The wire form of an `outputSchema` value as listed: `true` → `{ "type": "object" }`; an object
@@ -116,6 +128,13 @@ export function wireOutputSchema(value: unknown): WireSchema {
   if (!isObject(value)) return { ok: false, reason: `outputSchema is ${JSON.stringify(value) ?? String(value)}, not a schema object` };
   if (!acceptsObject(value)) return { ok: false, reason: `outputSchema accepts no JSON object (${refusal(value)}), and structuredContent is always an object` };
   const schema = asObjectSchema(value);
+  let bytes: number;
+  try {
+    bytes = jsonBytes(schema);
+  } catch (error) {
+    return { ok: false, reason: `outputSchema cannot be serialised: ${(error as Error).message}` };
+  }
+  if (bytes > MAX_CHECKED_OUTPUT_BYTES) return { ok: false, reason: `outputSchema is ${bytes} bytes, over the ${MAX_CHECKED_OUTPUT_BYTES} checked before it is sent` };
   try {
     OUTPUT_AJV.compile(schema);
   } catch (error) {

@@ -176,6 +176,16 @@ describe('wire form rules (issue #8 item 1)', () => {
     expect(wireOutputSchema({ $ref: '#/nowhere' })).toMatchObject({ ok: false, reason: expect.stringContaining('does not compile') });
   });
 
+  it('an outputSchema too large to compile on every rebuild, or too deep to serialise, is left out; the tool stays', () => {
+    const wide = { type: 'object', properties: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(200) }])) };
+    expect(wireOutputSchema(wide)).toMatchObject({ ok: false, reason: expect.stringMatching(/^outputSchema is \d+ bytes, over the 32768 checked/) });
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { n: deep } };
+    expect(wireOutputSchema(deep)).toMatchObject({ ok: false, reason: expect.stringContaining('cannot be serialised') });
+    const projected = projectTool({ name: 'deep_output', inputSchema: { type: 'object' }, outputSchema: deep }, OPTION_SETS[0]![1]);
+    expect(projected.fields).toEqual({});
+  });
+
   it('an own "__proto__" property name survives normalisation as a property', () => {
     const schema = JSON.parse('{"properties":{"__proto__":true}}') as Record<string, unknown>;
     const result = wireInputSchema(schema);
