@@ -137,6 +137,8 @@ export class UpstreamConnection {
       this.status = 'ready';
       this.upSince = Date.now();
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
+      // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
+      this.relister.resume();
     } catch (error) {
       if (this.isClosed()) return;
       const previous = this.lastError;
