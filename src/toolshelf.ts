@@ -61,7 +61,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }] = await serving;
+  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }] = await serving;
   const admit = admitter(config, new Admission(), logger);
   const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
     const session = new GatewaySession({
@@ -107,9 +107,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
 
   if (options.http) {
     const { host, port } = options.http;
+    const maxSessions = maxSessionsFromEnv(process.env);
     front = await serveHttp({
       host,
       port,
+      ...(maxSessions !== undefined ? { maxSessions } : {}),
       ...(options.token ? { token: options.token } : {}),
       logger,
       createSession: makeSession,
