@@ -3,7 +3,6 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { serverPrefixes } from './catalog/naming.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
@@ -56,7 +55,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     onNotification: (server, notification) => {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
     },
-    onServerRequest: (server, method, params, signal) => relayToClient(sessions.values(), server, method, params, signal),
+    // The connection has already decided which client's call the request belongs to (issue #8 point 2).
+    onServerRequest: (_server, method, params, signal, origin) => origin.ask(method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
@@ -139,22 +139,4 @@ function admitter(config: Config, admission: Admission, logger: Logger): Admit {
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
     return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
   };
-}
-
-/**
- * Routes an upstream's sampling or elicitation request to a client that declared the capability:
- * preferably one whose call is waiting on that upstream (the request belongs to it), else the one that
- * called upstream most recently. Rejects with -32601 when no connected client can answer.
- */
-function relayToClient(
-  sessions: Iterable<GatewaySession>,
-  server: string,
-  method: string,
-  params: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const able = [...sessions].filter((s) => s.canAnswer(method)).sort((a, b) => b.lastForwardAt - a.lastForwardAt);
-  const chosen = able.find((s) => s.isWaitingOn(server)) ?? able[0];
-  if (!chosen) return Promise.reject(new McpError(ErrorCode.MethodNotFound, `No connected client supports ${method}`));
-  return chosen.relay(method, params, signal);
 }

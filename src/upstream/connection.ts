@@ -18,6 +18,7 @@ import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
+import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
 import { SpawnError } from './process.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
@@ -25,7 +26,7 @@ import { changedSince, fingerprint, Relister } from './relist.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
-import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
+import type { CallOptions, CallOutcome, RequestOrigin, UpstreamStatus } from './types.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -83,6 +84,8 @@ export class UpstreamConnection {
   /** Ends the start in progress at once (for close()). */
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
+  /** Requests waiting on this upstream for a client, to route its sampling and elicitation (issue #8 point 2). */
+  private readonly calls = new CallRouter();
   private readonly notifications: NotificationGate | undefined;
   private readonly relister: Relister;
 
@@ -118,8 +121,13 @@ export class UpstreamConnection {
    * is ended in the background, so this never waits past the start timeout for it; close() ends it
    * at once. Tools that differ from before (the first listing too) are announced with
    * `onToolsChanged`. A configuration problem ({@link SpawnError}) is logged once while it repeats.
+   * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return outsideCalls(() => this.startNow());
+  }
+
+  private async startNow(): Promise<void> {
     if (this.isClosed()) return;
     this.status = 'starting';
     const timeoutMs = this.startTimeoutMs();
@@ -167,14 +175,15 @@ export class UpstreamConnection {
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
       if (!this.isCurrent(generation)) break;
-      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest);
+      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest());
       this.client = client;
       this.transport = candidate();
       try {
         await client.connect(this.transport, { timeout: remaining(deadline) });
         client.onclose = () => this.onClosed(client);
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
-        client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relister.schedule());
+        // A list_changed on a call's stream must not run the re-list as part of that call.
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => outsideCalls(() => this.relister.schedule()));
         client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
@@ -187,6 +196,13 @@ export class UpstreamConnection {
       }
     }
     throw lastError;
+  }
+
+  /** Who the upstream request being handled belongs to (callRouting.ts); a refusal is logged. */
+  private ownerOfRequest(): Owner {
+    const owner = this.calls.owner();
+    if (!owner.ok) this.options.logger.info(`upstream "${this.key}": refused a request for the client: ${owner.reason}`);
+    return owner;
   }
 
   private onStderr(line: string): void {
@@ -233,12 +249,14 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const outcome = await this.withRenewal((client) =>
-      sendToolCall(client, name, args, options, {
-        server: this.server,
-        isCurrent: (sent) => sent === this.client,
-        retryInMs: () => this.retryInMs(),
-      }),
+    const outcome = await this.calls.track(options.origin, () =>
+      this.withRenewal((client) =>
+        sendToolCall(client, name, args, options, {
+          server: this.server,
+          isCurrent: (sent) => sent === this.client,
+          retryInMs: () => this.retryInMs(),
+        }),
+      ),
     );
     if (outcome === undefined) return this.unavailable();
     if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
@@ -250,8 +268,8 @@ export class UpstreamConnection {
    * the result is kept verbatim. Never rejects: failures come back with a JSON-RPC code. An expired
    * remote session is renewed and the request sent once more, as for calls.
    */
-  async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal } = {}): Promise<RequestOutcome> {
-    const outcome = await this.withRenewal((client) => sendRequest(client, method, params, options, this.server));
+  async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
+    const outcome = await this.calls.track(options.origin, () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server)));
     if (outcome === undefined) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     return outcome;

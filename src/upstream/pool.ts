@@ -79,7 +79,7 @@ export class UpstreamPool {
     server: string,
     method: string,
     params: Record<string, unknown> | undefined,
-    options?: { signal?: AbortSignal },
+    options?: Parameters<UpstreamConnection['request']>[2],
   ): ReturnType<UpstreamConnection['request']> {
     const connection = this.connections.get(server);
     if (!connection) return Promise.resolve({ ok: false, error: { code: -32602, message: `no upstream named "${server}"` } });
