@@ -4,7 +4,7 @@
  * Source: DESIGN §2, §9, §11.
  */
 import { serverPrefixes } from './catalog/naming.js';
-import { schemaOptionsFor } from './config/defaults.js';
+import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
@@ -47,7 +47,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
   const sessions = new Map<string, GatewaySession>();
   // The serving code loads while the upstreams start (DESIGN §13 start-up).
-  const serving = Promise.all([import('./gateway/session.js'), import('./gateway/http.js'), import('./gateway/stdio.js'), import('./schema/admit.js')]);
+  const serving = Promise.all([import('./gateway/session.js'), import('./gateway/http.js'), import('./gateway/stdio.js'), import('./schema/admit.js'), import('./gateway/instructions.js')]);
   const opened = await openShelf(config, logger, options.version, {
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
@@ -61,11 +61,15 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }] = await serving;
+  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { gatewayInstructions, upstreamInstructions }] = await serving;
   const admit = admitter(config, new Admission(), logger);
   const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
+    // Upstreams ready now pass on their instructions; the client reads them once, at initialize (issue #8 point 10).
+    const budgetOf = (server: string): number => config.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
+    const instructions = gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), opened.current().catalogue.counts, budgetOf));
     const session = new GatewaySession({
       id,
+      instructions,
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       version: options.version,
       shelf: opened.current,

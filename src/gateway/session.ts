@@ -21,6 +21,7 @@ import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
 import { errorResult } from './results.js';
+import { SHELF_INSTRUCTIONS } from './instructions.js';
 import { handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
@@ -38,6 +39,8 @@ export interface SessionOptions {
   readonly admit: Admit;
   readonly trace: TraceSink;
   readonly logger: Logger;
+  /** The initialize `instructions` (default {@link SHELF_INSTRUCTIONS}; with upstream ones, see instructions.ts). */
+  readonly instructions?: string;
   readonly settings: DispatchSettings & { readonly callTool: 'auto' | 'always' | 'never' };
   /** UTF-8 bytes and estimated tokens of a value's compact JSON (schema/measure). */
   readonly measure: (value: unknown) => { bytes: number; tokens: number };
@@ -75,8 +78,7 @@ export class GatewaySession {
       { name: 'toolshelf', version: options.version },
       {
         capabilities: { tools: { listChanged: true }, ...this.capabilities },
-        instructions:
-          'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.',
+        instructions: options.instructions ?? SHELF_INSTRUCTIONS,
       },
     );
     handleRequest(this.server, ListToolsRequestSchema, (request) => {

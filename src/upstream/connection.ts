@@ -70,6 +70,8 @@ export class UpstreamConnection {
   status: UpstreamStatus = 'starting';
   /** Why the upstream is down or failed, for messages and summaries. */
   lastError = '';
+  /** The `instructions` of the upstream's last initialize result, if any. Kept while it is down. */
+  instructions: string | undefined;
   private client: Client | undefined;
   private transport: Transport | undefined;
   /** Transports being ended in the background, awaited by close(). */
@@ -188,6 +190,7 @@ export class UpstreamConnection {
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;
+        this.instructions = client.getInstructions();
         return;
       } catch (error) {
         lastError = error;
