@@ -4,7 +4,8 @@
  * sampler fixture over Streamable HTTP and over stdio. While B's call waits on the upstream, A's call
  * makes the upstream ask the client: with the related request id (the call's own response stream)
  * only A is asked and B never sees A's prompt; without it the upstream gets an error and nobody is
- * asked; with A's call the only one waiting, A is asked. Source: MCP spec 2025-11-25, Transports ›
+ * asked; with A's call the only one waiting, A is asked. server-everything's sampling tool over stdio
+ * shows the same on a real npm server. Source: MCP spec 2025-11-25, Transports ›
  * Streamable HTTP; Client features › Sampling, Elicitation.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -12,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { fixture, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { fixture, serverEntry, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 import { startHttpFixture } from '../upstream/e2eHelpers.js';
 
 /** A client that answers sampling and elicitation, recording every prompt it was shown. */
@@ -48,6 +49,7 @@ describe('upstream requests are routed by the call that caused them', () => {
       mcpServers: {
         remote: { url: upstream.url, transport: 'streamable-http', exposure: 'direct' },
         local: { command: 'node', args: [fixture('sampler.mjs')], exposure: 'direct' },
+        everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] },
       },
     });
     gateway = await startHttp(config);
@@ -113,4 +115,24 @@ describe('upstream requests are routed by the call that caused them', () => {
       expect(b.seen).toEqual([]);
     });
   }
+
+  it('server-everything’s sampling tool (stdio) reaches A alone, and is refused while B’s long operation waits on it', async () => {
+    const sample = async (): Promise<{ isError?: unknown; text: string }> => {
+      const result = await a.client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'secret of A', maxTokens: 10 } });
+      return { isError: result.isError, text: textOf(result) };
+    };
+    expect((await sample()).isError).toBeFalsy();
+    expect(a.seen).toEqual(['Resource trigger-sampling-request context: secret of A']);
+
+    let reached!: () => void;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const long = b.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 2, steps: 4 } }, undefined, { onprogress: () => reached() });
+    await arrived;
+    const refused = await sample();
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/cannot tell which client/);
+    expect((await long).isError).toBeFalsy();
+    expect(a.seen).toHaveLength(1);
+    expect(b.seen).toEqual([]);
+  });
 });
