@@ -53,12 +53,19 @@ export function ownerOf(relatedOrigin: RequestOrigin | 'ended' | undefined, wait
 export class CallRouter {
   private readonly waiting = new Set<Pending>();
 
+  /**
+   * `namesRelated`: whether the transport can name the related call (Streamable HTTP). Only then is
+   * the call's context set, so a gateway with stdio upstreams alone never turns on Node's async
+   * context tracking (promise hooks, process-wide) for nothing.
+   */
+  constructor(private readonly namesRelated = true) {}
+
   /** Runs `send` as a request made for `origin` (untracked without one: toolshelf's own requests carry no client's data). */
   track<T>(origin: RequestOrigin | undefined, send: () => Promise<T>): Promise<T> {
     if (!origin) return send();
     const pending: Pending = { origin, router: this };
     this.waiting.add(pending);
-    return related.run(pending, send).finally(() => this.waiting.delete(pending));
+    return (this.namesRelated ? related.run(pending, send) : send()).finally(() => this.waiting.delete(pending));
   }
 
   /** The owner of the upstream request being handled now, by {@link ownerOf}. */

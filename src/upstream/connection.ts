@@ -14,7 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
-import type { ServerConfig } from '../config/types.js';
+import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
@@ -87,7 +87,7 @@ export class UpstreamConnection {
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
   /** Requests waiting on this upstream for a client, to route its sampling and elicitation (issue #8 point 2). */
-  private readonly calls = new CallRouter();
+  private readonly calls: CallRouter;
   private readonly notifications: NotificationGate | undefined;
   private readonly relister: Relister;
 
@@ -96,6 +96,8 @@ export class UpstreamConnection {
     private readonly server: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
+    // Only a remote server's Streamable HTTP streams can name the call a request belongs to.
+    this.calls = new CallRouter(isRemote(server) && server.transport !== 'sse');
     const forward = options.onNotification;
     if (forward) this.notifications = new NotificationGate(key, (notification) => forward(key, notification));
     this.relister = new Relister({

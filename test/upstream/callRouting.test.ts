@@ -53,6 +53,16 @@ describe('CallRouter', () => {
     await b;
   });
 
+  it('on a transport that names no related call (stdio), decides by the waiting calls only', async () => {
+    const router = new CallRouter(false);
+    let releaseB!: () => void;
+    const b = router.track(b1, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    expect(await router.track(a1, async () => router.owner())).toMatchObject({ ok: false, reason: expect.stringMatching(/calls from 2 clients/) });
+    releaseB();
+    await b;
+    expect(await router.track(a1, async () => router.owner())).toEqual({ ok: true, origin: a1 });
+  });
+
   it('a request made without an origin (toolshelf’s own) is not tracked', async () => {
     const router = new CallRouter();
     expect(await router.track(undefined, async () => router.owner())).toMatchObject({ ok: false, reason: expect.stringMatching(/no client call/) });
