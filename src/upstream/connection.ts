@@ -4,8 +4,9 @@
  * failed start, reconnection when a remote session expires, the rate limit on its other
  * notifications, and close. Leaves the per-call machinery (timeout, total cap, cancellation,
  * progress, outcomes) to calls.ts, the listing and throttled re-list on
- * `notifications/tools/list_changed` to relist.ts, and the client's construction with the
- * sampling/elicitation relay to relay.ts. Knows no qualified names or exposure. An upstream failure
+ * `notifications/tools/list_changed` to relist.ts, the client's construction with the
+ * sampling/elicitation relay to relay.ts, and which client's call such a request belongs to to
+ * callRouting.ts (the connection tracks its calls there and connects outside any call). Knows no qualified names or exposure. An upstream failure
  * never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so tests
  * drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report (H2,
  * M5–M7, C5).
