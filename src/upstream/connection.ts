@@ -26,6 +26,7 @@ import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
+import type { GroupRegistry } from './watchdog.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -58,8 +59,10 @@ export interface ConnectionOptions {
   readonly backoff?: BackoffOptions;
   /** Jitter source in [0, 1) (default Math.random). */
   readonly random?: () => number;
-  /** How to reach the server (default: {@link transportsFor} `baseDir`). */
+  /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
   readonly transports?: TransportFactory;
+  /** Told of every stdio process group, so the groups end even if the gateway is killed (set by the pool). */
+  readonly groups?: GroupRegistry;
 }
 
 /** One upstream server: its tools as last listed, its status, and calls that never reject. One per server entry, held by the pool. */
@@ -160,7 +163,7 @@ export class UpstreamConnection {
   }
 
   private async connect(generation: number, deadline: number): Promise<void> {
-    const make = this.options.transports ?? transportsFor(this.options.baseDir);
+    const make = this.options.transports ?? transportsFor(this.options.baseDir, this.options.groups);
     let lastError: unknown = new Error('no transport for this server');
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
