@@ -14,12 +14,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
-import type { ServerConfig } from '../config/types.js';
+import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { describeFailure } from './failure.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
-import { SpawnError } from './process.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { StderrTail } from './stderrTail.js';
@@ -72,6 +72,8 @@ export class UpstreamConnection {
   status: UpstreamStatus = 'starting';
   /** Why the upstream is down or failed, for messages and summaries. */
   lastError = '';
+  /** The cause last logged as a warning or error; the same cause again is logged at debug. */
+  private lastWarned: string | undefined;
   private client: Client | undefined;
   private transport: Transport | undefined;
   /** Transports being ended in the background, awaited by close(). */
@@ -120,7 +122,8 @@ export class UpstreamConnection {
    * (never up) or `down` (was up) and a restart is scheduled. A process that did not start in time
    * is ended in the background, so this never waits past the start timeout for it; close() ends it
    * at once. Tools that differ from before (the first listing too) are announced with
-   * `onToolsChanged`. A configuration problem ({@link SpawnError}) is logged once while it repeats.
+   * `onToolsChanged`. A failure with the cause last reported is logged at debug, so one that keeps
+   * failing the same way (a missing command, a refused port) is reported once (issue #8 point 9).
    */
   async start(): Promise<void> {
     if (this.isClosed()) return;
@@ -139,15 +142,15 @@ export class UpstreamConnection {
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
+      this.stderrTail.markUp();
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
     } catch (error) {
       if (this.isClosed()) return;
-      const previous = this.lastError;
-      this.lastError = describe(error, this.stderrTail);
+      this.lastError = describeFailure(error, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 ? 'down' : 'failed';
-      const repeated = error instanceof SpawnError && this.lastError === previous;
-      const note = error instanceof SpawnError && !repeated ? ' (retried with backoff; logged again only if the cause changes)' : '';
-      this.options.logger[repeated ? 'debug' : this.attempt === 0 ? 'error' : 'warn'](`upstream "${this.key}" failed to start: ${this.lastError}${note}`);
+      const repeated = this.lastError === this.lastWarned;
+      const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
+      this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
       this.endClient();
       this.scheduleRestart(repeated);
     } finally {
@@ -190,6 +193,15 @@ export class UpstreamConnection {
     throw lastError;
   }
 
+  /**
+   * Logs `message` at `level` unless `cause` is the one last reported, which goes to debug: a crash
+   * loop or a server that keeps failing the same way says so once, not on every retry (issue #8 point 9).
+   */
+  private report(level: 'error' | 'warn', message: string, cause: string): void {
+    this.options.logger[cause === this.lastWarned ? 'debug' : level](message);
+    this.lastWarned = cause;
+  }
+
   private onStderr(line: string): void {
     this.stderrTail.push(line);
     this.options.logger.debug(`[${this.key}] ${line.slice(0, 2000)}`);
@@ -201,10 +213,14 @@ export class UpstreamConnection {
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
     this.lastError = `the server ${endedBy}${quote ? `: ${quote}` : ''}`;
-    this.options.logger.warn(`upstream "${this.key}" disconnected; ${this.lastError}`);
+    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) {
+      this.attempt = 0;
+      this.lastWarned = undefined;
+    }
+    const repeated = this.lastError === this.lastWarned;
+    this.report('warn', `upstream "${this.key}" disconnected; ${this.lastError}`, this.lastError);
     this.endClient();
-    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) this.attempt = 0;
-    this.scheduleRestart(false);
+    this.scheduleRestart(repeated);
   }
 
   /** Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated configuration problem). */
@@ -331,11 +347,4 @@ export class UpstreamConnection {
 
 function remaining(deadline: number): number {
   return Math.max(1, deadline - Date.now());
-}
-
-/** A failure in words: the error, and the stderr line from `stderrTail` most worth quoting, if any. */
-function describe(error: unknown, stderrTail: StderrTail): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const quote = stderrTail.quote();
-  return quote ? `${message} (stderr: ${quote})` : message;
 }
