@@ -217,10 +217,9 @@ export class UpstreamConnection {
       this.attempt = 0;
       this.lastWarned = undefined;
     }
-    const repeated = this.lastError === this.lastWarned;
     this.report('warn', `upstream "${this.key}" disconnected; ${this.lastError}`, this.lastError);
     this.endClient();
-    this.scheduleRestart(repeated);
+    this.scheduleRestart(false);
   }
 
   /** Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated configuration problem). */
