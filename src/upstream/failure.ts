@@ -37,13 +37,14 @@ export function causeChain(error: unknown): string {
 
 /**
  * Why an upstream failed to start: for a remote one `<host>: <cause chain>` (host and port only,
- * never the path, query or credentials of the URL, which may hold secrets), for a stdio one the cause
- * chain with `(stderr: <quote>)` when a line is worth quoting.
+ * never the path, query or credentials of the URL, which may hold secrets); for a stdio one the
+ * error's own message (a spawn failure already names its cause) with `(stderr: <quote>)` when a line
+ * is worth quoting.
  */
 export function describeFailure(error: unknown, where: { readonly url?: string; readonly stderrQuote?: string | undefined }): string {
-  const chain = causeChain(error);
-  if (where.url !== undefined) return `${hostOf(where.url)}: ${chain}`;
-  return where.stderrQuote ? `${chain} (stderr: ${where.stderrQuote})` : chain;
+  if (where.url !== undefined) return `${hostOf(where.url)}: ${causeChain(error)}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return where.stderrQuote ? `${message} (stderr: ${where.stderrQuote})` : message;
 }
 
 /** `host:port` of `url` as written (the default port omitted by URL is added back for clarity). */

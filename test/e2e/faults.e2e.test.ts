@@ -4,8 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { alive, cliPath, descendants, fixture, serverEntry, startStdio, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { alive, cliPath, descendants, fixture, serverEntry, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 describe('an upstream with malformed tools and one that dies at start', () => {
   let gw: Connected;
@@ -108,10 +110,11 @@ describe('a result too large for a stdio client', () => {
 describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN ยง11)', () => {
   it('serves the others after the start-up wait; the late upstream joins with list_changed', async () => {
     process.env.TOOLSHELF_STARTUP_WAIT_MS = '800';
+    const gate = join(tempDir(), 'initialize-now');
     const gw = await startStdio(
       writeConfig({
         mcpServers: {
-          slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_DELAY_MS: '4000' } },
+          slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_GATE_FILE: gate } },
           memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-memory.jsonl' } },
         },
       }),
@@ -120,12 +123,14 @@ describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN ย
     try {
       let changed = 0;
       gw.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
-      // Served before the slow upstream answered initialize (4 s after it started): its tool is not in
-      // the first list. Memory is in it, or joins like slow does when load delays it past the wait.
+      // Served while the slow upstream has not answered initialize (it waits for the gate file): its
+      // tool is not in the first list. Memory is in it, or joins like slow does when load delays it.
       const search = async (): Promise<string> => (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
       const first = await search();
       expect(first).not.toContain('slow__late_tool');
-      expect(await waitFor(() => changed > 0, 20_000)).toBe(true);
+      const changesBefore = changed;
+      writeFileSync(gate, '');
+      expect(await waitFor(() => changed > changesBefore, 20_000)).toBe(true);
       let later = await search();
       for (let i = 0; i < 100 && !(later.includes('slow__late_tool') && later.includes('memory__read_graph')); i++) {
         await new Promise((r) => setTimeout(r, 200));
