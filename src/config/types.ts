@@ -45,6 +45,8 @@ interface ServerCommon {
   readonly maxTotalMs?: number;
   /** Longest wait in ms for initialize plus the first tools/list (default 30,000, or TOOLSHELF_START_TIMEOUT_MS). */
   readonly startTimeoutMs?: number;
+  /** Most UTF-8 bytes of this server's initialize `instructions` passed on in toolshelf's own (default 1,024; 0 passes none; issue #8 point 10). */
+  readonly instructionsBytes?: number;
   /** `true` skips this server entirely (Claude Desktop-style `disabled`). */
   readonly disabled?: boolean;
 }
@@ -89,6 +91,18 @@ export interface DiscoverySettings {
   /** Time limit for the host ranker in ms. */
   readonly rankerTimeoutMs: number;
   readonly ranking?: RankingSettings;
+  /**
+   * Who finds deferred tools (issue #13): `own` = toolshelf's manifest and tool_search; `client` = every
+   * deferred tool advertised with its projected schema and searchHint for the client's own tool search,
+   * no tool_search, no call_tool; `auto` (default) = `client` for clients known to defer every MCP tool
+   * themselves (gateway/clients.ts), `own` for the rest.
+   */
+  readonly mode: 'auto' | 'own' | 'client';
+  /**
+   * Mark direct, bridge and promoted tools `_meta["anthropic/alwaysLoad"]: true` so a client that defers
+   * MCP tools keeps them loaded (issue #13). Default true.
+   */
+  readonly alwaysLoad: boolean;
 }
 
 export interface NamingSettings {

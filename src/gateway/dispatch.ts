@@ -12,6 +12,7 @@ import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
 import { errorResult, resultFromOutcome, searchResult, unknownToolResult } from './results.js';
 import type { Admit, Shelf, UpstreamCaller } from './types.js';
+import type { RequestOrigin } from '../upstream/types.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {
@@ -31,9 +32,11 @@ export interface DispatchContext {
   readonly trace: TraceSink;
   readonly settings: DispatchSettings;
   readonly callToolEnabled: boolean;
+  /** Every deferred tool is in the client's list from the start (`client` discovery mode, issue #13). */
+  readonly deferredListed?: boolean;
   readonly isPromoted: (qualifiedName: string) => boolean;
-  /** Told when a call goes upstream; the returned function when it is back (routes sampling and elicitation). */
-  readonly onForward?: (server: string) => () => void;
+  /** This client request, for the upstream's sampling and elicitation during the call (issue #8 point 2). */
+  readonly origin?: RequestOrigin;
 }
 
 /** The result for the client and the qualified names the session should promote. */
@@ -96,7 +99,8 @@ async function callByName(
     traceCall(ctx, { name, origin: 'unknown', started, isError: true, failure: 'unknown_tool', args });
     return { result, promote: [] };
   }
-  const origin: CallOrigin = via ?? (entry.exposure === 'direct' ? 'direct' : ctx.isPromoted(name) ? 'promoted' : 'catalog');
+  const listed = entry.exposure === 'direct' || ctx.deferredListed === true;
+  const origin: CallOrigin = via ?? (listed ? 'direct' : ctx.isPromoted(name) ? 'promoted' : 'catalog');
   const promote = entry.exposure === 'deferred' ? [entry.qualifiedName] : [];
   const verdict = ctx.admit(entry, args);
   if (!verdict.ok) {
@@ -105,19 +109,17 @@ async function callByName(
   }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
-  const back = ctx.onForward?.(entry.server);
-  const outcome = await ctx.caller
-    .callTool(entry.server, entry.upstreamName, verdict.args, {
-      signal: extra.signal,
-      ...(Object.keys(meta).length > 0 ? { meta } : {}),
-      ...(progressToken !== undefined
-        ? {
-            onProgress: (p) =>
-              void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
-          }
-        : {}),
-    })
-    .finally(() => back?.());
+  const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
+    signal: extra.signal,
+    ...(ctx.origin ? { origin: ctx.origin } : {}),
+    ...(Object.keys(meta).length > 0 ? { meta } : {}),
+    ...(progressToken !== undefined
+      ? {
+          onProgress: (p) =>
+            void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
+        }
+      : {}),
+  });
   const { result, failure } = resultFromOutcome(outcome, entry);
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };
