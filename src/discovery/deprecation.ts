@@ -30,12 +30,13 @@ export function describesDeprecation(description: string | undefined): boolean {
 }
 
 /**
- * True when the upstream marks the tool deprecated: its description (`describesDeprecation`),
- * `annotations.deprecated` truthy (or an `annotations.title` with a `(deprecated)` tag), or a
+ * True when the upstream marks the tool deprecated: its description (`describesDeprecation`), a
+ * `title` with a `(deprecated)` tag (filesystem: "Read File (Deprecated)"), `annotations.deprecated` truthy (or an `annotations.title` with a `(deprecated)` tag), or a
  * `_meta` key `deprecated` / `<namespace>/deprecated` that is truthy. Never throws on odd shapes.
  */
 export function isDeprecated(tool: UpstreamTool): boolean {
   if (describesDeprecation(tool.description)) return true;
+  if (typeof tool.title === 'string' && TAG.test(tool.title)) return true;
   const annotations = tool.annotations;
   if (isObject(annotations)) {
     if (annotations.deprecated === true || (typeof annotations.deprecated === 'string' && annotations.deprecated !== '')) return true;
