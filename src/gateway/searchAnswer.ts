@@ -8,8 +8,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
 import { clipWords, sentencesOf } from '../discovery/sentences.js';
 
-/** Longest one-line summary of a match that is not strong, in code points. */
-export const SUMMARY_CHARS = 100;
+/**
+ * Longest one-line summary of a match that is not strong, in code points: the manifest's `short`
+ * entry length (DESIGN §6), enough to tell tools apart without re-sending their descriptions.
+ */
+export const SUMMARY_CHARS = 60;
 
 /** A strong match: callable right away with these parameters. */
 export interface FullMatch {
@@ -47,22 +50,20 @@ export function noMatchNote(query: string): string {
   return `No tool matches "${query}". ${REPHRASE}, or use a name from the index in this tool's description.`;
 }
 
-function weakNote(query: string, names: readonly string[]): string {
-  return (
-    `No tool clearly matches "${query}"; closest by name: ${names.join(', ')}. ` +
-    `If none of these does it, ${REPHRASE[0]!.toLowerCase()}${REPHRASE.slice(1)}, or say the tool is not available. ` +
-    'A search for one exact name returns its parameters.'
-  );
-}
+/**
+ * The weak note: the tools listed are only the closest (neither their names nor the query are
+ * repeated: the answer is read right after both).
+ */
+export const WEAK_NOTE = `No tool clearly matches; these are only the closest. ${REPHRASE}, pick one by name, or say no tool does it.`;
 
-const NAMED_NOTE = 'Tools with a summary only are callable the same way; search for the exact name to get their parameters.';
+const NAMED_NOTE = 'Tools with a summary are callable too; search an exact name for its parameters.';
 
 /**
  * The answer for `entries` (ranked, best first) where `strong` names the strong ones (a prefix of
  * them, by rank): each strong entry as `{ name, description, parameters }` (projected, as on the
  * wire), each other as `{ name, summary }`. Notes: no entries → the no-match note; weak (no strong
- * entry) → the closest names and how to rephrase, `weak: true`; some named only → how to get
- * their parameters. Never `isError`: a search that finds little is still an answer.
+ * entry) → that these are only the closest and how to rephrase, `weak: true`; some with a summary
+ * only → how to get their parameters. Never `isError`: a search that finds little is still an answer.
  */
 export function searchResult(entries: readonly CatalogEntry[], query: string, strong: readonly string[]): CallToolResult {
   const strongSet = new Set(strong);
@@ -74,7 +75,7 @@ export function searchResult(entries: readonly CatalogEntry[], query: string, st
   const full = tools.filter((tool) => 'parameters' in tool).length;
   let answer: SearchAnswer;
   if (tools.length === 0) answer = { tools, note: noMatchNote(query) };
-  else if (full === 0) answer = { tools, weak: true, note: weakNote(query, tools.map((tool) => tool.name)) };
+  else if (full === 0) answer = { tools, weak: true, note: WEAK_NOTE };
   else if (full < tools.length) answer = { tools, note: NAMED_NOTE };
   else answer = { tools };
   return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer as unknown as Record<string, unknown> };

@@ -69,7 +69,7 @@ describe('toolshelf search', () => {
     expect(run.stdout).toContain('1. files__read_text_file(path: string)\n   Read the complete contents of a file');
     expect(lines.filter((line) => /^\d\. /.test(line))).toHaveLength(3);
     expect(lines.filter((line) => line.startsWith('   (summary only) '))).toHaveLength(1);
-    expect(lines.at(-2)).toMatch(/^Tools with a summary only are callable the same way/);
+    expect(lines.at(-2)).toMatch(/^Tools with a summary are callable too; search an exact name for its parameters\.$/);
     expect(run.stderr).toBe('');
     expect(run.seen.size).toBeGreaterThanOrEqual(2);
     await expectNothingLeft(run);
