@@ -203,8 +203,12 @@ function searchIndex(
     const id = result.id as number;
     if (named.includes(id) && !lookup.deprecated.has(id) && !first.includes(id)) first.push(id);
   }
-  const covered = new Map(results.map((result) => [result.id as number, new Set(result.queryTerms).size]));
-  const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1, matchedTerms: covered.get(id) ?? terms.length }));
+  // Matched terms are counted for kept hits only: a 1,000-tool OR query returns hundreds of results.
+  const coveredBy = (id: number): number => {
+    const result = results.find((candidate) => candidate.id === id);
+    return result === undefined ? terms.length : new Set(result.queryTerms).size;
+  };
+  const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1, matchedTerms: coveredBy(id) }));
   for (const result of results) {
     if (hits.length >= max) break;
     if (!first.includes(result.id as number)) hits.push({ name: names[result.id as number]!, score: result.score, matchedTerms: new Set(result.queryTerms).size });
