@@ -46,13 +46,13 @@ function promotionSuite(name: string, setup: () => Setup) {
       const changes = watchListChanged(client);
       const arrived = changes.next();
       const found = await client.callTool({ name: 'tool_search', arguments: { query: 'read the text contents of a file', limit: 3 } });
-      const tools = (found.structuredContent as { tools: { name: string; parameters?: object }[] }).tools;
-      expect(tools.map((t) => t.name)).toContain('files__read_text_file');
+      const answered = (found.structuredContent as { tools: { name: string; parameters?: object }[] }).tools;
+      expect(answered.map((t) => t.name)).toContain('files__read_text_file');
       expect(JSON.parse(textOf(found)).tools[0]).toHaveProperty('parameters');
       // Only the strong matches (those answered with their parameters) are promoted.
-      const names = tools.filter((t) => t.parameters !== undefined).map((t) => t.name);
+      const names = answered.filter((t) => t.parameters !== undefined).map((t) => t.name);
       expect(names[0]).toBe('files__read_text_file');
-      expect(names.length).toBeLessThan(tools.length);
+      expect(names.length).toBeLessThan(answered.length);
       await arrived;
       expect(changes.count()).toBe(1);
       const { tools } = await client.listTools();
