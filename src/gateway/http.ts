@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../trace/log.js';
+import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 
 /** Largest accepted request body in bytes (4 MiB, the SDK transport's own limit). */
@@ -106,7 +107,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   if (req.method === 'POST') {
     const read = await readJson(req);
     if ('error' in read) return reply(res, read.status, read.code, read.error);
-    if (!isJsonRpc(read.value)) return reply(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message or a non-empty batch of them');
+    // The request's own id when it can be read (JSON-RPC 2.0 §5; issue #8 item 7).
+    if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
   }
   if (sessionId) {
@@ -248,10 +250,13 @@ function readLimited(req: IncomingMessage, maxBytes: number): Promise<string | u
   });
 }
 
-/** Sends a JSON-RPC error with id null (JSON-RPC 2.0 §5). node:http discards any unread body after it. */
-function reply(res: ServerResponse, status: number, code: number, message: string): void {
+/**
+ * Sends a JSON-RPC error, with id null unless the request's id was read (JSON-RPC 2.0 §5). node:http
+ * discards any unread body after it.
+ */
+function reply(res: ServerResponse, status: number, code: number, message: string, id: ReadableId = null): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify(errorResponse(id, code, message)));
 }
 
 function closeIdle(live: Map<string, Live>, idleMs: number): void {

@@ -1,14 +1,15 @@
 /**
  * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (DESIGN §11).
  * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), drops
- * lines it cannot parse without a word (answered here with -32700 / -32600), and closes for good on
- * one line over its buffer (so such lines are cut out before it and answered with -32600).
- * Source: MCP spec, Transports › stdio; JSON-RPC 2.0 §5.1 (error codes).
+ * lines it cannot parse without a word (answered here with -32700 / -32600, with the request's id when
+ * it can be read), and closes for good on one line over its buffer (so such lines are cut out before it
+ * and answered with -32600). Source: MCP spec, Transports › stdio; JSON-RPC 2.0 §5, §5.1; issue #8 item 7.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
@@ -30,9 +31,19 @@ export async function serveStdio(session: GatewaySession, onEnd: () => void): Pr
   };
   process.stdin.once('end', end);
   process.stdin.once('close', end);
-  const lines = new LineLimit(MAX_LINE_BYTES, () => void answer(ErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`));
+  const lines = new LineLimit(
+    MAX_LINE_BYTES,
+    () => void answer(ErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
+    (line) => {
+      // An invalid request whose id can be read is answered here with that id (issue #8 item 7): the SDK
+      // transport would report it without the line, so only id null could be sent.
+      const answered = invalidRequestAnswer(parseOrUndefined(line));
+      if (answered) void transport.send(answered);
+      return answered === undefined;
+    },
+  );
   const transport = new StdioServerTransport(lines, process.stdout);
-  const answer = (code: number, message: string): Promise<void> => transport.send(errorReply(code, message));
+  const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
   transport.onclose = end;
   transport.onerror = (error) => {
     if (error instanceof SyntaxError) void answer(ErrorCode.ParseError, 'Parse error: line is not JSON');
@@ -42,17 +53,18 @@ export async function serveStdio(session: GatewaySession, onEnd: () => void): Pr
   await session.connect(transport);
 }
 
-/**
- * A JSON-RPC error response with id null, as JSON-RPC 2.0 §5 requires when the request's id cannot
- * be read. The SDK types the id as optional rather than nullable, hence the cast.
- */
-function errorReply(code: number, message: string): JSONRPCMessage {
-  return { jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage;
+/** The JSON value of a line, or undefined when it is not JSON (the SDK transport answers that with -32700). */
+function parseOrUndefined(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Passes stdin through line by line (bytes, `\n`-terminated), dropping any line longer than
- * `maxLineBytes` and calling `onOversized` once for it.
+ * `maxLineBytes` (calling `onOversized` once for it) and any line `admit` returns false for.
  */
 class LineLimit extends Transform {
   private parts: Buffer[] = [];
@@ -62,6 +74,7 @@ class LineLimit extends Transform {
   constructor(
     private readonly maxLineBytes: number,
     private readonly onOversized: () => void,
+    private readonly admit: (line: Buffer) => boolean,
   ) {
     super();
   }
@@ -86,8 +99,9 @@ class LineLimit extends Transform {
   }
 
   private endLine(): void {
+    const line = Buffer.concat(this.parts);
     if (this.oversized) this.onOversized();
-    else this.push(Buffer.concat(this.parts));
+    else if (this.admit(line)) this.push(line);
     this.parts = [];
     this.size = 0;
     this.oversized = false;
