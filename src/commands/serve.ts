@@ -3,7 +3,9 @@
  * config, starts, prints the summary on stderr, and waits for the client to go or a signal.
  * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { stateDir } from '../lib/stateDir.js';
 import type { Config } from '../config/types.js';
 import { formatSummary } from '../summary.js';
 import { StartupError } from '../openShelf.js';
@@ -43,6 +45,7 @@ function parseServeArgs(argv: string[]) {
       http: { type: 'string' },
       token: { type: 'string' },
       trace: { type: 'string' },
+      'no-share': { type: 'boolean' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -73,10 +76,18 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   if (values.http !== undefined && !listen) return err(`toolshelf: --http takes [HOST:]PORT, got "${values.http}"\n`), EXIT_USAGE;
   const config = loadOrReport(values.config, err);
   if (!config) return EXIT_USAGE;
-  return serve(config, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, createLogger(level));
+  const configFile = { path: values.config, text: readFileSync(values.config, 'utf8') };
+  return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, createLogger(level));
 }
 
-async function serve(config: Config, listen: { host: string; port: number } | undefined, token: string | undefined, tracePath: string | undefined, logger: Logger): Promise<number> {
+async function serve(
+  config: Config,
+  configFile: { path: string; text: string },
+  listen: { host: string; port: number } | undefined,
+  token: string | undefined,
+  tracePath: string | undefined,
+  logger: Logger,
+): Promise<number> {
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
   let running: Running | undefined;
@@ -87,7 +98,17 @@ async function serve(config: Config, listen: { host: string; port: number } | un
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
   try {
-    running = await startToolshelf({ config, ...(listen ? { http: listen } : {}), ...(token ? { token } : {}), trace, logger, version: VERSION, signal: starting.signal });
+    running = await startToolshelf({
+      config,
+      configFile,
+      stateDir: stateDir(process.env),
+      ...(listen ? { http: listen } : {}),
+      ...(token ? { token } : {}),
+      trace,
+      logger,
+      version: VERSION,
+      signal: starting.signal,
+    });
   } catch (error) {
     await trace.close();
     if (starting.signal.aborted) return EXIT_OK;

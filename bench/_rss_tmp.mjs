@@ -1,0 +1,15 @@
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import { readFileSync, writeFileSync } from 'node:fs';
+const cfg = process.argv[2];
+const t0 = performance.now();
+const transport = new StdioClientTransport({ command: process.execPath, args: ['dist/cli.js', '--config', cfg], stderr: 'pipe', env: { ...process.env, TOOL_COUNT: '10000' } });
+const client = new Client({ name: 'rss', version: '1' });
+await client.connect(transport);
+const list = await client.listTools();
+const t1 = performance.now();
+const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${transport.pid}/status`, 'utf8'))[1]) / 1024;
+console.log(cfg, 'tools', list.tools.length, 'first list ms', (t1 - t0).toFixed(0), 'rss MiB', rss().toFixed(1));
+await client.callTool({ name: 'tool_search', arguments: { query: 'read file' } }).catch(() => {});
+console.log('after search rss', rss().toFixed(1));
+await client.close();
