@@ -8,6 +8,7 @@ import { serverPrefixes } from './catalog/naming.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
+import type { SocketFront } from './gateway/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession } from './gateway/session.js';
 import type { Admit } from './gateway/types.js';
@@ -33,6 +34,11 @@ export interface StartOptions {
   readonly signal?: AbortSignal;
   /** The state folder for the catalogue cache (issue #11 point 2); no cache when absent. */
   readonly stateDir?: string;
+  /**
+   * Serve relayed stdio clients on this Unix socket instead of stdio: the shared instance (issue
+   * #11 point 1), which ends `idleExitMs` after its last client left.
+   */
+  readonly socket?: { readonly path: string; readonly idleExitMs: number };
   /** The config file and its text as loaded: watched and reloaded on change (issue #11 point 3). */
   readonly configFile?: { readonly path: string; readonly text: string };
 }
@@ -110,7 +116,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
-  let front: HttpFront | undefined;
+  let front: HttpFront | SocketFront | undefined;
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
     shuttingDown ??= (async () => {
@@ -134,14 +140,35 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       createSession: makeSession,
       onSessionClosed: (id) => sessions.delete(id),
     }).catch(async (error: NodeJS.ErrnoException) => {
+      watch?.close();
       await opened.close();
       const why = error.code === 'EADDRINUSE' ? 'the port is in use (pick another with --http PORT)' : error.message;
       throw new StartupError(`cannot listen on ${host}:${port}: ${why}`);
     });
+  } else if (options.socket) {
+    const { serveSocket } = await import('./gateway/socketFront.js');
+    front = await serveSocket({
+      path: options.socket.path,
+      logger,
+      idleExitMs: options.socket.idleExitMs,
+      createSession: makeSession,
+      onSessionClosed: (id) => {
+        void sessions.get(id)?.close().catch(() => undefined);
+        sessions.delete(id);
+      },
+      onIdle: () => {
+        logger.info(`no client for ${options.socket?.idleExitMs} ms; the shared instance ends`);
+        void shutdown();
+      },
+    }).catch(async (error: Error) => {
+      watch?.close();
+      await opened.close();
+      throw new StartupError(`cannot listen on ${options.socket?.path}: ${error.message}`);
+    });
   } else {
     await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown());
   }
-  return { ...(front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
+  return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
 }
 
 /**

@@ -4,6 +4,7 @@
  * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
 import type { Config } from '../config/types.js';
@@ -25,8 +26,25 @@ Serves every MCP server in the config as one: a few direct tools plus tool_searc
   --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
   --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP (or set TOOLSHELF_TOKEN)
   --trace FILE       append trace events as JSON lines
+  --no-share         over stdio, run a gateway of this client's own instead of sharing one
+                     background instance (and its upstreams) with every client of this config
+                     (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
   --log-level LEVEL  debug | info | warn | error (default info; upstream stderr shows at debug)
   --version, --help`;
+
+/** Environment variable that turns sharing off (`0`) or on (`1`) over the config's `share.enabled`. */
+export const SHARE_ENV = 'TOOLSHELF_SHARE';
+
+/**
+ * Whether a stdio client relays to the shared instance (issue #11 point 1): `--share` or
+ * `--no-share`, else TOOLSHELF_SHARE (`0`/`1`), else the config's `share.enabled` (default true).
+ */
+export function shareChosen(flagOn: boolean | undefined, flagOff: boolean | undefined, env: string | undefined, configured: boolean): boolean {
+  if (flagOff) return false;
+  if (flagOn) return true;
+  if (env === '0' || env === '1') return env === '1';
+  return configured;
+}
 
 /** Parses `--http` as `PORT`, `HOST:PORT` or `[V6]:PORT`; undefined when malformed. */
 export function parseListen(text: string): { host: string; port: number } | undefined {
@@ -45,7 +63,9 @@ function parseServeArgs(argv: string[]) {
       http: { type: 'string' },
       token: { type: 'string' },
       trace: { type: 'string' },
+      share: { type: 'boolean' },
       'no-share': { type: 'boolean' },
+      'shared-instance': { type: 'string' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -76,8 +96,20 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   if (values.http !== undefined && !listen) return err(`toolshelf: --http takes [HOST:]PORT, got "${values.http}"\n`), EXIT_USAGE;
   const config = loadOrReport(values.config, err);
   if (!config) return EXIT_USAGE;
-  const configFile = { path: values.config, text: readFileSync(values.config, 'utf8') };
-  return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, createLogger(level));
+  const configFile = { path: resolve(values.config), text: readFileSync(values.config, 'utf8') };
+  const logger = createLogger(level);
+  const instance = values['shared-instance'];
+  if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
+    const { relayShared } = await import('./shared.js');
+    return relayShared(configFile, level, values.trace, err);
+  }
+  if (instance !== undefined) {
+    const { claimSharedInstance } = await import('./shared.js');
+    const paths = claimSharedInstance(instance, logger);
+    if (!paths) return EXIT_OK;
+    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs });
+  }
+  return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, logger);
 }
 
 async function serve(
@@ -87,6 +119,7 @@ async function serve(
   token: string | undefined,
   tracePath: string | undefined,
   logger: Logger,
+  socket?: { path: string; idleExitMs: number },
 ): Promise<number> {
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
@@ -103,6 +136,7 @@ async function serve(
       configFile,
       stateDir: stateDir(process.env),
       ...(listen ? { http: listen } : {}),
+      ...(socket ? { socket } : {}),
       ...(token ? { token } : {}),
       trace,
       logger,
@@ -118,6 +152,7 @@ async function serve(
   if (starting.signal.aborted) void running.shutdown();
   for (const line of formatSummary(running.summary)) logger.info(line);
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+  if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);
   await running.closed;
   return EXIT_OK;
 }

@@ -130,7 +130,7 @@ describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN Â
 
   it('SIGTERM during start-up ends the gateway and every upstream at once', async () => {
     const path = writeConfig({ mcpServers: { mute: { command: 'node', args: [fixture('neverInit.mjs')] }, memory: { command: 'node', args: [serverEntry('memory')] } } });
-    const child = spawn(process.execPath, [cliPath, '--config', path], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, '--config', path, '--no-share'], { stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdout.resume();
     child.stderr.resume();
     expect(await waitFor(() => descendants(child.pid as number).length >= 2, 10_000)).toBe(true);

@@ -65,14 +65,13 @@ export interface Connected {
 
 /**
  * Starts `dist/cli.js --config <path>` over stdio and connects a Client named `clientName`. The
- * gateway runs in this process tree (`--no-share`) unless `args` holds `--share`, which is removed:
+ * gateway serves from its own process (tests set TOOLSHELF_SHARE=0) unless `args` holds `--share`:
  * tests of one gateway per client stay exactly that, and sharing is tested where asked (issue #11).
  */
 export async function startStdio(configPath: string, args: string[] = [], clientName = 'e2e-client'): Promise<Connected> {
-  const shared = args.includes('--share');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cliPath, '--config', configPath, ...(shared ? args.filter((a) => a !== '--share') : ['--no-share', ...args.filter((a) => a !== '--no-share')])],
+    args: [cliPath, '--config', configPath, ...args],
     stderr: 'pipe',
     env: { ...process.env } as Record<string, string>,
   });

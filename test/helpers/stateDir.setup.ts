@@ -1,7 +1,8 @@
 /**
  * Every test gets a state folder of its own (TOOLSHELF_STATE_DIR, inherited by the gateways it
  * starts), so no test reads another's catalogue cache or joins another's shared instance, and none
- * touches the user's (issue #11). One temp root per test file, removed after it.
+ * touches the user's (issue #11). One temp root per test file, removed after it. Gateways started
+ * over stdio serve from their own process (TOOLSHELF_SHARE=0) unless a test passes `--share`.
  */
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ const fresh = (): string => {
   return dir;
 };
 process.env.TOOLSHELF_STATE_DIR = fresh();
+process.env.TOOLSHELF_SHARE = '0';
 beforeEach(() => {
   process.env.TOOLSHELF_STATE_DIR = fresh();
 });
