@@ -8,9 +8,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
 import type { Config } from '../config/types.js';
-import { formatSummary } from '../summary.js';
-import { StartupError } from '../openShelf.js';
-import { startToolshelf, type Running } from '../toolshelf.js';
+import type { Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type LogLevel, type Logger } from '../trace/log.js';
@@ -121,6 +119,8 @@ async function serve(
   logger: Logger,
   socket?: { path: string; idleExitMs: number },
 ): Promise<number> {
+  // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
+  const [{ formatSummary }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
   let running: Running | undefined;

@@ -6,7 +6,6 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startupWaitMs } from '../openShelf.js';
 import { claimInstance, releaseInstance } from '../share/claim.js';
 import { instancePaths, instancePathsOf, type InstancePaths } from '../share/paths.js';
 import { relayToSharedInstance } from '../share/relay.js';
@@ -16,8 +15,11 @@ import { VERSION } from './common.js';
 /** The CLI entry the instance runs, beside this folder in `dist/`. */
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 
-/** Beyond the gateway's own start-up wait, how long a client waits for a new instance to listen, in ms. */
-const INSTANCE_BOOT_MS = 20_000;
+/**
+ * How long a client waits for a new instance to listen, in ms: the gateway's own start-up wait for
+ * upstreams (10 s by default) plus Node's start on a loaded machine, with room to spare.
+ */
+const INSTANCE_START_WAIT_MS = 60_000;
 
 /**
  * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
@@ -29,7 +31,7 @@ export function relayShared(configFile: { path: string; text: string }, logLevel
   return relayToSharedInstance({
     paths,
     instanceArgs: [CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket],
-    startWaitMs: startupWaitMs(process.env) + INSTANCE_BOOT_MS,
+    startWaitMs: INSTANCE_START_WAIT_MS,
     input: process.stdin,
     output: process.stdout,
     note: (line) => err(`${line}\n`),
