@@ -108,6 +108,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         maxLimit: now.discovery.maxLimit,
         captureToolIo: now.trace.captureToolIo,
         callTool: now.bridge.callTool,
+        discoveryMode: now.discovery.mode,
+        alwaysLoad: now.discovery.alwaysLoad,
       },
     });
     sessions.set(id, session);
