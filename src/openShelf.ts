@@ -101,7 +101,9 @@ export interface ShelfHooks {
 /**
  * Starts every upstream in parallel and builds the shelf; rebuilds it (debounced) when an upstream's
  * tools change and then calls `onRebuilt`. Throws {@link StartupError} on a name collision involving a
- * `prefix: false` server (DESIGN §4), after ending the upstreams. Used by serve, inspect and search.
+ * `prefix: false` server (DESIGN §4), after ending the upstreams. Each rebuild is given the last
+ * catalogue, so a qualified name keeps routing to the same tool for the life of the process; a colliding
+ * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
   const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir } = hooks;
@@ -145,7 +147,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, memo);
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo);
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
@@ -154,13 +156,15 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   logShelfWarnings(shelf, logger, warned);
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, memo);
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
     logShelfWarnings(shelf, logger, warned);
-    for (const c of shelf.catalogue.collisions) logger.warn(`name "${c.name}" is claimed by "${c.servers[0]}" and "${c.servers[1]}"; the second got a suffixed name`);
+    for (const c of shelf.catalogue.collisions) {
+      logger.warn(`name "${c.name}" stays with server "${c.servers[0]}" (tool "${c.tools[0]}"); server "${c.servers[1]}"'s tool "${c.tools[1]}" is served as "${c.given}"`);
+    }
     onRebuilt();
   }
   const reload = async (next: Config): Promise<Reconciled> => {
-    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, memo);
+    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
     const lines = trial.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
     if (lines.length > 0) throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
     config = next;

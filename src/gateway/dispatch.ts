@@ -11,6 +11,7 @@ import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
 import { errorResult, resultFromOutcome, searchResult, unknownToolResult } from './results.js';
 import type { Admit, Shelf, UpstreamCaller } from './types.js';
+import type { RequestOrigin } from '../upstream/types.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {
@@ -33,8 +34,8 @@ export interface DispatchContext {
   /** Every deferred tool is in the client's list from the start (`client` discovery mode, issue #13). */
   readonly deferredListed?: boolean;
   readonly isPromoted: (qualifiedName: string) => boolean;
-  /** Told when a call goes upstream; the returned function when it is back (routes sampling and elicitation). */
-  readonly onForward?: (server: string) => () => void;
+  /** This client request, for the upstream's sampling and elicitation during the call (issue #8 point 2). */
+  readonly origin?: RequestOrigin;
 }
 
 /** The result for the client and the qualified names the session should promote. */
@@ -109,19 +110,17 @@ async function callByName(
   }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
-  const back = ctx.onForward?.(entry.server);
-  const outcome = await ctx.caller
-    .callTool(entry.server, entry.upstreamName, verdict.args, {
-      signal: extra.mcpReq.signal,
-      ...(Object.keys(meta).length > 0 ? { meta } : {}),
-      ...(progressToken !== undefined
-        ? {
-            onProgress: (p) =>
-              void extra.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
-          }
-        : {}),
-    })
-    .finally(() => back?.());
+  const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
+    signal: extra.mcpReq.signal,
+    ...(ctx.origin ? { origin: ctx.origin } : {}),
+    ...(Object.keys(meta).length > 0 ? { meta } : {}),
+    ...(progressToken !== undefined
+      ? {
+          onProgress: (p) =>
+            void extra.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
+        }
+      : {}),
+  });
   const { result, failure } = resultFromOutcome(outcome, entry);
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };

@@ -2,14 +2,16 @@
  * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (DESIGN §11).
  * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), skips
  * lines that are not JSON without a word (SDK v2; so they are cut out before it and answered here with
- * -32700), reports JSON that is not JSON-RPC through onerror (answered here with -32600), and closes
- * for good on one line over its buffer (so such lines are cut out before it and answered with -32600).
- * Source: MCP spec, Transports › stdio; JSON-RPC 2.0 §5.1 (error codes).
+ * -32700), answers an invalid request whose id can be read here with that id (the SDK would report it
+ * without the line, so only id null could be sent), reports other JSON that is not JSON-RPC through
+ * onerror (answered with -32600, id null), and closes for good on one line over its buffer (so such
+ * lines are cut out before it and answered with -32600). Source: MCP spec, Transports › stdio;
+ * JSON-RPC 2.0 §5, §5.1; issue #8 item 7.
  */
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
@@ -43,9 +45,14 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
   const lines = new LineFilter(MAX_LINE_BYTES, {
     oversized: () => void answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
     notJson: () => void answer(ProtocolErrorCode.ParseError, 'Parse error: line is not JSON'),
+    admit: (value) => {
+      const answered = invalidRequestAnswer(value);
+      if (answered) void transport.send(answered);
+      return answered === undefined;
+    },
   });
   const transport = new StdioServerTransport(lines, output);
-  const answer = (code: number, message: string): Promise<void> => transport.send(errorReply(code, message));
+  const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
   transport.onclose = end;
   transport.onerror = (error) => {
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
@@ -54,25 +61,19 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
   await session.connect(transport);
 }
 
-/**
- * A JSON-RPC error response with id null, as JSON-RPC 2.0 §5 requires when the request's id cannot
- * be read. The SDK types the id as optional rather than nullable, hence the cast.
- */
-function errorReply(code: number, message: string): JSONRPCMessage {
-  return { jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage;
-}
-
 /** What {@link LineFilter} reports about a line it drops. */
 interface DroppedLine {
   /** The line was longer than the limit. */
   oversized(): void;
   /** The line is not JSON (JSON-RPC 2.0 §5.1: -32700). */
   notJson(): void;
+  /** The line's JSON value: true passes it on, false drops it (already answered). */
+  admit(value: unknown): boolean;
 }
 
 /**
  * Passes stdin through line by line (bytes, `\n`-terminated), dropping any line longer than
- * `maxLineBytes` or not JSON, and reporting each dropped line once.
+ * `maxLineBytes`, not JSON, or refused by `admit`, and reporting each dropped line once.
  */
 class LineFilter extends Transform {
   private parts: Buffer[] = [];
@@ -107,21 +108,24 @@ class LineFilter extends Transform {
 
   private endLine(): void {
     const line = this.oversized ? undefined : Buffer.concat(this.parts);
+    const value = line === undefined ? undefined : parseLine(line);
     if (line === undefined) this.dropped.oversized();
-    else if (isJson(line)) this.push(line);
-    else this.dropped.notJson();
+    else if (value === NOT_JSON) this.dropped.notJson();
+    else if (this.dropped.admit(value)) this.push(line);
     this.parts = [];
     this.size = 0;
     this.oversized = false;
   }
 }
 
-/** Whether a line (newline and a trailing `\r` allowed) parses as JSON. */
-function isJson(line: Buffer): boolean {
+/** What {@link parseLine} returns for a line that is not JSON. */
+const NOT_JSON = Symbol('not JSON');
+
+/** The JSON value of a line (newline and a trailing `\r` allowed), or {@link NOT_JSON}. */
+function parseLine(line: Buffer): unknown {
   try {
-    JSON.parse(line.toString('utf8'));
-    return true;
+    return JSON.parse(line.toString('utf8'));
   } catch {
-    return false;
+    return NOT_JSON;
   }
 }

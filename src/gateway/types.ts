@@ -5,7 +5,7 @@
  */
 import type { Catalogue } from '../catalog/build.js';
 import type { CatalogEntry } from '../catalog/types.js';
-import type { CallOptions, CallOutcome } from '../upstream/types.js';
+import type { CallOptions, CallOutcome, RequestOrigin } from '../upstream/types.js';
 
 /** Calls one tool on one upstream by its upstream name. Never rejects. */
 export interface UpstreamCaller {
@@ -60,6 +60,6 @@ export interface UpstreamDirectory {
     server: string,
     method: string,
     params: Record<string, unknown> | undefined,
-    options?: { readonly signal?: AbortSignal },
+    options?: { readonly signal?: AbortSignal; readonly origin?: RequestOrigin },
   ): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: UpstreamFailure }>;
 }

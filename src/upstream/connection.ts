@@ -4,8 +4,9 @@
  * failed start, reconnection when a remote session expires, the rate limit on its other
  * notifications, and close. Leaves the per-call machinery (timeout, total cap, cancellation,
  * progress, outcomes) to calls.ts, the listing and throttled re-list on
- * `notifications/tools/list_changed` to relist.ts, and the client's construction with the
- * sampling/elicitation relay to relay.ts. Knows no qualified names or exposure. An upstream failure
+ * `notifications/tools/list_changed` to relist.ts, the client's construction with the
+ * sampling/elicitation relay to relay.ts, and which client's call such a request belongs to to
+ * callRouting.ts (the connection tracks its calls there and connects outside any call). Knows no qualified names or exposure. An upstream failure
  * never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so tests
  * drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report (H2,
  * M5–M7, C5).
@@ -13,10 +14,11 @@
 import { ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
-import type { ServerConfig } from '../config/types.js';
+import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
+import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
 import { SpawnError } from './process.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
@@ -25,7 +27,7 @@ import type { ListingStore } from './listingCache.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
-import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
+import type { CallOptions, CallOutcome, RequestOrigin, UpstreamStatus } from './types.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -75,6 +77,8 @@ export class UpstreamConnection {
   status: UpstreamStatus = 'starting';
   /** Why the upstream is down or failed, for messages and summaries. */
   lastError = '';
+  /** The `instructions` of the upstream's last initialize result, if any. Kept while it is down. */
+  instructions: string | undefined;
   private client: Client | undefined;
   private transport: Transport | undefined;
   /** Transports being ended in the background, awaited by close(). */
@@ -89,6 +93,8 @@ export class UpstreamConnection {
   /** Ends the start in progress at once (for close()). */
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
+  /** Requests waiting on this upstream for a client, to route its sampling and elicitation (issue #8 point 2). */
+  private readonly calls: CallRouter;
   private readonly notifications: NotificationGate | undefined;
   private readonly relister: Relister;
   /** Capabilities from the cache, reported while the upstream is stopped. */
@@ -107,6 +113,8 @@ export class UpstreamConnection {
     public server: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
+    // Only a remote server's Streamable HTTP streams can name the call a request belongs to.
+    this.calls = new CallRouter(isRemote(server) && server.transport !== 'sse');
     const forward = options.onNotification;
     if (forward) this.notifications = new NotificationGate(key, (notification) => forward(key, notification));
     this.relister = new Relister({
@@ -137,6 +145,7 @@ export class UpstreamConnection {
     const cached = this.options.cache?.load(this.key, this.server);
     if (!cached) return this.start();
     this.tools = cached.tools;
+    this.instructions = cached.instructions;
     this.cachedCapabilities = cached.capabilities;
     this.fromCache = true;
     if (this.lazy) this.status = 'idle';
@@ -211,13 +220,14 @@ export class UpstreamConnection {
    * is ended in the background, so this never waits past the start timeout for it; close() ends it
    * at once. Tools that differ from before (the first listing too) are announced with
    * `onToolsChanged`. A configuration problem ({@link SpawnError}) is logged once while it repeats.
+   * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
   start(): Promise<void> {
-    this.starting ??= this.startOnce().finally(() => (this.starting = undefined));
+    this.starting ??= outsideCalls(() => this.startNow()).finally(() => (this.starting = undefined));
     return this.starting;
   }
 
-  private async startOnce(): Promise<void> {
+  private async startNow(): Promise<void> {
     if (this.isClosed()) return;
     this.status = 'starting';
     const timeoutMs = this.startTimeoutMs();
@@ -236,6 +246,8 @@ export class UpstreamConnection {
       this.upSince = Date.now();
       this.saveListing();
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
+      // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
+      this.relister.resume();
       this.touch();
     } catch (error) {
       if (this.isClosed()) return;
@@ -265,18 +277,20 @@ export class UpstreamConnection {
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
       if (!this.isCurrent(generation)) break;
-      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest);
+      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest());
       this.client = client;
       this.transport = candidate();
       try {
         await client.connect(this.transport, { timeout: remaining(deadline) });
         client.onclose = () => this.onClosed(client);
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
-        client.setNotificationHandler('notifications/tools/list_changed', () => this.relister.schedule());
+        // A list_changed on a call's stream must not run the re-list as part of that call.
+        client.setNotificationHandler('notifications/tools/list_changed', () => outsideCalls(() => this.relister.schedule()));
         client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;
+        this.instructions = client.getInstructions();
         return;
       } catch (error) {
         lastError = error;
@@ -285,6 +299,13 @@ export class UpstreamConnection {
       }
     }
     throw lastError;
+  }
+
+  /** Who the upstream request being handled belongs to (callRouting.ts); a refusal is logged. */
+  private ownerOfRequest(): Owner {
+    const owner = this.calls.owner();
+    if (!owner.ok) this.options.logger.info(`upstream "${this.key}": refused a request for the client: ${owner.reason}`);
+    return owner;
   }
 
   private onStderr(line: string): void {
@@ -332,13 +353,17 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const outcome = await this.inUseFor(() => this.withRenewal((client) =>
-      sendToolCall(client, name, args, options, {
-        server: this.server,
-        isCurrent: (sent) => sent === this.client,
-        retryInMs: () => this.retryInMs(),
-      }),
-    ));
+    const outcome = await this.inUseFor(() =>
+      this.calls.track(options.origin, () =>
+        this.withRenewal((client) =>
+          sendToolCall(client, name, args, options, {
+            server: this.server,
+            isCurrent: (sent) => sent === this.client,
+            retryInMs: () => this.retryInMs(),
+          }),
+        ),
+      ),
+    );
     if (outcome === undefined) return this.unavailable();
     if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
     return outcome;
@@ -349,8 +374,8 @@ export class UpstreamConnection {
    * the result is kept verbatim. Never rejects: failures come back with a JSON-RPC code. An expired
    * remote session is renewed and the request sent once more, as for calls.
    */
-  async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal } = {}): Promise<RequestOutcome> {
-    const outcome = await this.inUseFor(() => this.withRenewal((client) => sendRequest(client, method, params, options, this.server)));
+  async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
+    const outcome = await this.inUseFor(() => this.calls.track(options.origin, () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server))));
     if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     return outcome;

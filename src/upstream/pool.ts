@@ -108,6 +108,11 @@ export class UpstreamPool {
     return new Map([...this.connections].map(([key, c]) => [key, c.tools]));
   }
 
+  /** Each server key with the `instructions` its last initialize gave, for those that gave any (issue #8 point 10). */
+  instructionsByServer(): Map<string, string> {
+    return new Map([...this.connections].flatMap(([key, c]) => (c.instructions ? [[key, c.instructions] as [string, string]] : [])));
+  }
+
   /** Status of every upstream, in config order. */
   summary(): UpstreamSummary[] {
     return [...this.connections.values()].map((c) => ({
@@ -135,7 +140,7 @@ export class UpstreamPool {
     server: string,
     method: string,
     params: Record<string, unknown> | undefined,
-    options?: { signal?: AbortSignal },
+    options?: Parameters<UpstreamConnection['request']>[2],
   ): ReturnType<UpstreamConnection['request']> {
     const connection = this.connections.get(server);
     if (!connection) return Promise.resolve({ ok: false, error: { code: -32602, message: `no upstream named "${server}"` } });

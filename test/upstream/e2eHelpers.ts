@@ -49,9 +49,9 @@ export async function startWithStartTimeout(configPath: string, startTimeoutMs: 
   }
 }
 
-/** Starts a fixture script that prints `listening <port>`; resolves with the child and its MCP URL. */
-export async function startHttpFixture(script: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts a fixture script (with `args`) that prints `listening <port>`; resolves with the child and its MCP URL. */
+export async function startHttpFixture(script: string, args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`fixture did not start: ${output}`)), 10_000);
