@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { alive, fixture, startHttp, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -100,6 +100,22 @@ describe('catalogue cache and lazy upstreams', () => {
     const listed = (await gateway.client.listTools()).tools;
     expect(listed.map((t) => t.name).sort()).toEqual(['rec__alpha', 'rec__gamma']);
     expect(Object.keys(listed.find((t) => t.name === 'rec__alpha')!.inputSchema.properties ?? {})).toContain('extra');
+  });
+
+  it('serves Streamable HTTP sessions from the cache too, starting the lazy upstream on the first call', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    const first = await startHttp(path);
+    await first.stop();
+    expect(spawned()).toHaveLength(1);
+    const second = await startHttp(path);
+    try {
+      const client = await second.connect();
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['rec__alpha', 'rec__beta']);
+      expect(spawned()).toHaveLength(1);
+      expect(textOf(await client.callTool({ name: 'rec__beta', arguments: {} }))).toBe(`beta from ${spawned()[1]}`);
+    } finally {
+      await second.stop();
+    }
   });
 
   it('re-lists an edited entry instead of trusting the old cache', async () => {

@@ -9,7 +9,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { alive, cliPath, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 function setup(exposure: 'direct' | 'deferred' = 'direct') {
   const dir = tempDir();
@@ -112,6 +114,29 @@ describe('shared upstreams', () => {
     expect(alive(replacement!)).toBe(true);
     const fresh = upstreams().at(-1);
     expect(textOf(await b.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${fresh}`);
+  });
+
+  it('routes an upstream\'s sampling request to the client whose call caused it, not to the other', async () => {
+    const path = writeConfig({ mcpServers: { local: { command: 'node', args: [fixture('sampler.mjs')], exposure: 'direct' } }, share: { idleExitMs: 300 } });
+    const seen: Record<string, string[]> = { A: [], B: [] };
+    const sampling = async (name: 'A' | 'B'): Promise<Client> => {
+      const c = new Client({ name, version: '1.0.0' }, { capabilities: { sampling: {} } });
+      c.setRequestHandler('sampling/createMessage', (request) => {
+        const prompt = (request.params.messages[0]?.content as { text: string }).text;
+        seen[name]!.push(prompt);
+        return { role: 'assistant', model: name, content: { type: 'text', text: `${name} read ${prompt}` } };
+      });
+      await c.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', path, '--share'], env: { ...process.env } as Record<string, string>, stderr: 'ignore' }));
+      open.push({ client: c, pid: 0, stderr: [], close: () => c.close() });
+      return c;
+    };
+    const a = await sampling('A');
+    const b = await sampling('B');
+    await b.listTools();
+    expect(instances()).toHaveLength(1);
+    const result = await a.callTool({ name: 'local__ask', arguments: { prompt: 'secret of A', kind: 'sampling', related: false } });
+    expect(textOf(result)).toBe('answered: A read secret of A');
+    expect(seen).toEqual({ A: ['secret of A'], B: [] });
   });
 
   it('keeps one gateway per client with --no-share', async () => {
