@@ -11,7 +11,7 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { requiredSignature } from '../discovery/signature.js';
 import { parseSearchArgs } from '../gateway/bridgeTools.js';
-import { searchResult } from '../gateway/results.js';
+import { searchResult, summaryOf, type SearchAnswer } from '../gateway/searchAnswer.js';
 import type { SearchOutcome } from '../gateway/types.js';
 import type { BuiltShelf } from '../shelf.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
@@ -24,7 +24,7 @@ export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--conf
 Runs tool_search as the model would, over the upstreams in the config, and prints what it returns.
   --limit N      how many tools (default and clamp from discovery.defaultLimit / maxLimit: 5, 1..20)
   --config FILE  servers.config.json (default: ./servers.config.json)
-  --json         print exactly tool_search's structuredContent: {"tools":[{name, description, parameters}]}
+  --json         print exactly tool_search's structuredContent: {"tools":[{name, description, parameters} or {name, summary}], "note"?}
 Exit codes: 0 search done (with or without matches), 1 start-up refused, 2 bad usage or config.`;
 
 /** Signals that end a search early; exit code 128 + signal number, as a shell reports it. */
@@ -63,23 +63,24 @@ function parseSearchFlags(argv: string[]): SearchArgs | string {
   return { query, config: values.config, json: values.json, help: values.help, ...(limit === undefined ? {} : { limit }) };
 }
 
-/** One match as text: `name(required: type)` then the description as the model reads it, indented. */
-function formatMatch(entry: CatalogEntry, rank: number): string[] {
+/**
+ * One match as text: `name(required: type)`, then for a strong match the description as the model
+ * reads it, for any other `(summary only)` and its one line, indented.
+ */
+function formatMatch(entry: CatalogEntry, rank: number, strong: boolean): string[] {
   const signature = requiredSignature(entry.tool.inputSchema);
-  const lines = entry.projected.description.split(/\r?\n/).map((line) => `   ${line}`.trimEnd());
-  return [`${rank}. ${entry.qualifiedName}(${signature})`, ...lines];
+  const lines = strong ? entry.projected.description.split(/\r?\n/) : [`(summary only) ${summaryOf(entry)}`];
+  return [`${rank}. ${entry.qualifiedName}(${signature})`, ...lines.map((line) => `   ${line}`.trimEnd())];
 }
 
-/** Human-readable answer: a header naming the ranker (and any fallback), then the matches or tool_search's note. */
-function formatText(query: string, entries: readonly CatalogEntry[], outcome: SearchOutcome): string[] {
+/** Human-readable answer: a header naming the ranker (and any fallback), then the matches and tool_search's note. */
+function formatText(query: string, entries: readonly CatalogEntry[], outcome: SearchOutcome, strong: readonly string[]): string[] {
   const how = `${outcome.ranker === 'host' ? 'host ranker' : 'BM25'}${outcome.fallback === undefined ? '' : `, host ranker not used: ${outcome.fallback}`}`;
-  if (entries.length === 0) {
-    const result = searchResult([], query);
-    const note = result.content[0]?.type === 'text' ? result.content[0].text : '';
-    return [`0 matches (${how})`, note];
-  }
-  const header = `${entries.length} match${entries.length === 1 ? '' : 'es'} for "${query}" (${how})`;
-  return [header, ...entries.flatMap((entry, i) => ['', ...formatMatch(entry, i + 1)])];
+  const { note } = searchResult(entries, query, strong).structuredContent as unknown as SearchAnswer;
+  if (entries.length === 0) return [`0 matches (${how})`, note ?? ''];
+  const header = `${entries.length} match${entries.length === 1 ? '' : 'es'} for "${query}" (${how}; ${strong.length} strong)`;
+  const matches = entries.flatMap((entry, i) => ['', ...formatMatch(entry, i + 1, strong.includes(entry.qualifiedName))]);
+  return [header, ...matches, ...(note === undefined ? [] : ['', note])];
 }
 
 /** Notes on stderr where the model's view differs from a plain search: no tool_search, or a clamped limit. */
@@ -107,8 +108,9 @@ async function searchOnce(config: Config, args: SearchArgs, request: { query: st
     const outcome = await shelf.search(request.query, request.limit);
     // Exactly what dispatch does: catalogue names only, deferred only (DESIGN §5).
     const entries = outcome.matched.map((name) => shelf.catalogue.get(name)).filter((e): e is CatalogEntry => e?.exposure === 'deferred');
-    if (args.json) out(JSON.stringify(searchResult(entries, request.query).structuredContent));
-    else for (const line of formatText(request.query, entries, outcome)) out(line);
+    const strong = entries.filter((e) => outcome.strong.includes(e.qualifiedName)).map((e) => e.qualifiedName);
+    if (args.json) out(JSON.stringify(searchResult(entries, request.query, strong).structuredContent));
+    else for (const line of formatText(request.query, entries, outcome, strong)) out(line);
     return EXIT_OK;
   } finally {
     await opened.close();

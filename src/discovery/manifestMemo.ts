@@ -26,15 +26,15 @@ export interface ManifestMemo {
 
 /**
  * The memo key of a render: the code's `version`, the budget, the character cap and, per deferred
- * entry, every field the manifest reads (qualified name, server, both descriptions, inputSchema for
- * the required signature, keywords). Pure.
+ * entry, everything the manifest may read: qualified name, server, the whole upstream declaration
+ * (description, inputSchema, title, annotations, _meta), the projected description and keywords. Pure.
  */
 export function manifestKey(version: string, entries: readonly CatalogEntry[], tokenBudget: number, maxChars: number | undefined): string {
   return stableHash([
     version,
     tokenBudget,
     maxChars ?? null,
-    entries.map((e) => [e.qualifiedName, e.server, e.tool.description ?? null, e.projected.description, e.tool.inputSchema, e.keywords]),
+    entries.map((e) => [e.qualifiedName, e.server, e.tool, e.projected.description, e.keywords]),
   ]);
 }
 

@@ -9,7 +9,8 @@ import type { CatalogEntry } from '../catalog/types.js';
 import { suggestNames } from '../discovery/suggest.js';
 import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
-import { errorResult, resultFromOutcome, searchResult, unknownToolResult } from './results.js';
+import { errorResult, resultFromOutcome, unknownToolResult } from './results.js';
+import { searchResult } from './searchAnswer.js';
 import type { Admit, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
 
@@ -68,6 +69,7 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
   const entries = outcome.matched
     .map((n) => ctx.shelf.catalogue.get(n))
     .filter((e): e is CatalogEntry => e?.exposure === 'deferred');
+  const strong = entries.filter((e) => outcome.strong.includes(e.qualifiedName)).map((e) => e.qualifiedName);
   ctx.trace.record({
     event: 'tool_searched',
     session: ctx.session,
@@ -76,13 +78,16 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
     matched: entries.map((e) => e.qualifiedName),
     ranker: outcome.ranker,
     ...(outcome.topScore !== undefined ? { topScore: outcome.topScore } : {}),
+    weak: outcome.weak,
+    strong,
     ...(outcome.fallback !== undefined ? { fallback: outcome.fallback } : {}),
     ...(outcome.shadowMatched !== undefined ? { shadowMatched: outcome.shadowMatched } : {}),
     latencyMs: round(performance.now() - started),
   });
   // A found tool is likely called next: a lazy upstream starts now rather than on that call (issue #11).
   for (const server of new Set(entries.map((e) => e.server))) ctx.caller.warm?.(server);
-  return { result: searchResult(entries, parsed.query), promote: entries.map((e) => e.qualifiedName) };
+  // Only strong matches are promoted (issue 12 point 2): the others are named, not advertised.
+  return { result: searchResult(entries, parsed.query, strong), promote: strong };
 }
 
 async function callByName(

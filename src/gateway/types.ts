@@ -19,6 +19,10 @@ export interface SearchOutcome {
   readonly matched: readonly string[];
   readonly ranker: string;
   readonly topScore?: number;
+  /** Matches judged strong (a prefix of `matched`): answered with their schema and promoted (issue 12). */
+  readonly strong: readonly string[];
+  /** True when no match is strong: the answer says so (issue 12). */
+  readonly weak: boolean;
   readonly fallback?: string;
   readonly shadowMatched?: readonly string[];
 }

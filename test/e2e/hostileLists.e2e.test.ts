@@ -74,9 +74,11 @@ describe('upstreams with hostile tool lists', () => {
 
   it('serves tools with absurd schemas (1,000 levels deep, 1 MB, self-referencing) and their plain neighbour', async () => {
     const search = await gw.client.callTool({ name: 'tool_search', arguments: { query: 'object nested levels deep', limit: 3 } });
-    const found = structuredOf<{ tools: { name: string; parameters: unknown }[] }>(search).tools;
+    const found = structuredOf<{ tools: { name: string; parameters?: unknown }[] }>(search).tools;
     expect(found.map((t) => t.name)).toContain('absurd__deep');
-    for (const tool of found) expect(JSON.stringify(tool.parameters).length).toBeLessThanOrEqual(5000);
+    // Strong matches carry their projected schema, the others a one-line summary (issue 12).
+    expect(found.some((t) => t.parameters !== undefined)).toBe(true);
+    for (const tool of found) if (tool.parameters !== undefined) expect(JSON.stringify(tool.parameters).length).toBeLessThanOrEqual(5000);
     const call = async (name: string, args: Record<string, unknown>): Promise<string> => textOf(await gw.client.callTool({ name, arguments: args }));
     const counterMs = async (): Promise<number> => {
       const t = Date.now();
