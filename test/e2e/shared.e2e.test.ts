@@ -6,7 +6,7 @@
  * Each test has its own TOOLSHELF_STATE_DIR (test/helpers/stateDir.setup.ts), so no instance is
  * shared across tests or with the user.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
@@ -63,6 +63,11 @@ describe('shared upstreams', () => {
     expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
     expect(upstreams()).toHaveLength(1);
     expect(instances()).toHaveLength(1);
+    // Only the current user can reach the instance: a 0700 folder, a 0600 socket.
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const socket = readdirSync(dir).find((f) => f.endsWith('.sock'))!;
+    expect(statSync(join(dir, socket)).mode & 0o777).toBe(0o600);
     const [pid] = upstreams();
     expect(textOf(await a.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
     expect(textOf(await b.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
