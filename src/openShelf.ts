@@ -125,8 +125,8 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     ...(onNotification ? { onNotification } : {}),
     onServerRequest: onServerRequest ?? noClient,
     ...(cache ? { cache } : {}),
-    lazy: config.lazy,
-    idleStopMs: config.idleStopMs,
+    // Read at each use: a reload that changes the defaults applies to running upstreams too.
+    lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);

@@ -64,10 +64,11 @@ export interface ConnectionOptions {
   readonly transports?: TransportFactory;
   /** The catalogue cache: read at construction, written after every listing (issue #11). */
   readonly cache?: ListingStore;
-  /** Default for the server's `lazy` (default false). */
-  readonly lazy?: boolean;
-  /** Default for the server's `idleStopMs`, in ms (0: never stop). */
-  readonly idleStopMs?: number;
+  /**
+   * The config's defaults for a server's `lazy` and `idleStopMs` (ms; 0 never stops), read at each
+   * use so a reloaded config applies to running upstreams (default: eager).
+   */
+  readonly lazyDefaults?: () => { readonly lazy: boolean; readonly idleStopMs: number };
 }
 
 /** One upstream server: its tools as last listed, its status, and calls that never reject. One per server entry, held by the pool. */
@@ -133,7 +134,12 @@ export class UpstreamConnection {
 
   /** Whether this upstream starts on first use and stops when idle (issue #11 point 2). */
   get lazy(): boolean {
-    return this.server.lazy ?? this.options.lazy ?? false;
+    return this.server.lazy ?? this.options.lazyDefaults?.().lazy ?? false;
+  }
+
+  /** How long this lazy upstream may stay unused before it is stopped, in ms (0: never). */
+  private get idleStopMs(): number {
+    return this.server.idleStopMs ?? this.options.lazyDefaults?.().idleStopMs ?? 0;
   }
 
   /**
@@ -183,7 +189,7 @@ export class UpstreamConnection {
 
   /** (Re)arms the idle stop of a lazy upstream. */
   private touch(): void {
-    const idleMs = this.server.idleStopMs ?? this.options.idleStopMs ?? 0;
+    const idleMs = this.idleStopMs;
     clearTimeout(this.idleTimer);
     if (!this.lazy || idleMs <= 0 || this.inUse > 0 || this.status !== 'ready') return;
     this.idleTimer = setTimeout(() => this.stopIdle(), idleMs);
@@ -193,7 +199,7 @@ export class UpstreamConnection {
   /** Stops a lazy upstream nobody used for its idle time; its tools stay served from the last listing. */
   private stopIdle(): void {
     if (this.inUse > 0 || this.status !== 'ready') return;
-    this.options.logger.info(`upstream "${this.key}" stopped after ${this.server.idleStopMs ?? this.options.idleStopMs} ms unused; it starts again on first use`);
+    this.options.logger.info(`upstream "${this.key}" stopped after ${this.idleStopMs} ms unused; it starts again on first use`);
     this.status = 'idle';
     this.cachedCapabilities = this.client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.endClient();
