@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { cliPath, fixture, textOf, writeConfig } from '../helpers/gateway.js';
 import { nextListChanged, overEachTransport } from '../helpers/transports.js';
 

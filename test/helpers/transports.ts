@@ -4,8 +4,7 @@
  * gateway's stderr lines, and everything started is ended after it. Source: DESIGN §11.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { startHttp, startStdio } from './gateway.js';
 
 /** A connected client and the gateway's stderr, as lines. */
@@ -38,5 +37,5 @@ export function overEachTransport(configPath: () => string, body: (gateway: () =
 
 /** Resolves on the client's next notifications/tools/list_changed. */
 export function nextListChanged(client: Client): Promise<void> {
-  return new Promise((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+  return new Promise((resolve) => client.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
 }
