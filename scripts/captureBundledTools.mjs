@@ -2,8 +2,8 @@
 // test/fixtures/catalogs/bundled.json, `{ "<server key>": Tool[] }`, for pure tests that need the
 // real schemas without starting processes (issue 12: deprecation ranking, nested manifest params).
 // Run: `node scripts/captureBundledTools.mjs` after updating those packages.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -16,16 +16,19 @@ import type { SearchOutcome } from '../gateway/types.js';
 import type { BuiltShelf } from '../shelf.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, VERSION } from './common.js';
+import type { LogLevel } from '../trace/log.js';
+import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
 
 /** The command's help text (printed with `--help`, and after a usage error on stderr). */
-export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json]
+export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]
 
 Runs tool_search as the model would, over the upstreams in the config, and prints what it returns.
   --limit N      how many tools (default and clamp from discovery.defaultLimit / maxLimit: 5, 1..20)
-  --config FILE  servers.config.json (default: ./servers.config.json)
+  ${CONFIG_HELP}
   --json         print exactly tool_search's structuredContent: {"tools":[{name, description, parameters} or {name, summary}], "note"?}
-Exit codes: 0 search done (with or without matches), 1 start-up refused, 2 bad usage or config.`;
+  ${logLevelHelp('warn')}
+Exit codes: 0 search done (with or without matches), 1 start-up refused or no upstream connected,
+2 bad usage or config.`;
 
 /** Signals that end a search early; exit code 128 + signal number, as a shell reports it. */
 const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
@@ -33,9 +36,10 @@ const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 14
 interface SearchArgs {
   readonly query: string;
   readonly limit?: number;
-  readonly config: string;
+  readonly config?: string;
   readonly json: boolean;
   readonly help: boolean;
+  readonly level: LogLevel;
 }
 
 function parseSearchFlags(argv: string[]): SearchArgs | string {
@@ -45,8 +49,9 @@ function parseSearchFlags(argv: string[]): SearchArgs | string {
       args: argv,
       options: {
         limit: { type: 'string', short: 'n' },
-        config: { type: 'string', short: 'c', default: DEFAULT_CONFIG },
+        config: { type: 'string', short: 'c' },
         json: { type: 'boolean', default: false },
+        'log-level': { type: 'string', default: 'warn' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: true,
@@ -60,7 +65,16 @@ function parseSearchFlags(argv: string[]): SearchArgs | string {
   if (limit !== undefined && (values.limit?.trim() === '' || !Number.isInteger(limit))) return `--limit takes an integer, got "${values.limit}"`;
   const query = positionals.join(' ').trim();
   if (query === '' && !values.help) return 'a query is required, e.g. toolshelf search "read a file"';
-  return { query, config: values.config, json: values.json, help: values.help, ...(limit === undefined ? {} : { limit }) };
+  const level = parseLogLevel(values['log-level']);
+  if (!level.ok) return level.error;
+  return {
+    query,
+    json: values.json,
+    help: values.help,
+    level: level.value,
+    ...(values.config === undefined ? {} : { config: values.config }),
+    ...(limit === undefined ? {} : { limit }),
+  };
 }
 
 /**
@@ -94,7 +108,7 @@ function warnings(config: Config, shelf: BuiltShelf, asked: number | undefined, 
 
 /** Opens the shelf, searches once, prints, closes. Upstreams are ended on every path. */
 async function searchOnce(config: Config, args: SearchArgs, request: { query: string; limit: number }, out: (line: string) => void): Promise<number> {
-  const logger = createLogger('warn');
+  const logger = createLogger(args.level);
   let opened: OpenShelf;
   try {
     opened = await openShelf(config, logger, VERSION);
@@ -103,6 +117,8 @@ async function searchOnce(config: Config, args: SearchArgs, request: { query: st
     return EXIT_FAILURE;
   }
   try {
+    const nothing = noUpstreamProblem(opened.summary().upstreams);
+    if (nothing !== undefined) return logger.error(nothing), EXIT_FAILURE;
     const shelf = opened.current();
     for (const note of warnings(config, shelf, args.limit, request.limit)) logger.warn(note);
     const outcome = await shelf.search(request.query, request.limit);
@@ -119,8 +135,8 @@ async function searchOnce(config: Config, args: SearchArgs, request: { query: st
 
 /**
  * The `search` command. Prints through `out` (stdout, from cli.ts: matches, or JSON with `--json`); logs go to stderr at
- * warn level. Returns the exit code: 0 when the search ran (matches or not), 1 when start-up was
- * refused (e.g. a `prefix: false` name collision), 2 on bad usage or a bad config. A signal during
+ * `--log-level` (default warn). Returns the exit code: 0 when the search ran (matches or not), 1 when start-up was
+ * refused (e.g. a `prefix: false` name collision) or no upstream connected, 2 on bad usage or a bad config. A signal during
  * start-up exits at once with 128 + its number; openShelf's exit hook SIGKILLs the upstream groups.
  */
 export async function runSearch(argv: string[], out: (line: string) => void): Promise<number> {

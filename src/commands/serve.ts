@@ -11,8 +11,8 @@ import type { Config } from '../config/types.js';
 import type { Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { withDebugSummary } from '../trace/summarize.js';
-import { createLogger, type LogLevel, type Logger } from '../trace/log.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, STOP_SIGNALS, VERSION } from './common.js';
+import { createLogger, type Logger } from '../trace/log.js';
+import { chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL]
        toolshelf inspect [--config FILE] [--json]          what each upstream costs on the wire
@@ -20,14 +20,14 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--json]   ranking quality
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
-  --config FILE      servers.config.json (default: ./servers.config.json)
+  ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}
   --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
   --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP (or set TOOLSHELF_TOKEN)
   --trace FILE       append trace events as JSON lines
   --no-share         over stdio, run a gateway of this client's own instead of sharing one
                      background instance (and its upstreams) with every client of this config
                      (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
-  --log-level LEVEL  debug | info | warn | error (default info; upstream stderr shows at debug)
+  ${logLevelHelp('info')}
   --version, --help`;
 
 /** Environment variable that turns sharing off (`0`) or on (`1`) over the config's `share.enabled`. */
@@ -57,7 +57,7 @@ function parseServeArgs(argv: string[]) {
   return parseArgs({
     args: argv,
     options: {
-      config: { type: 'string', short: 'c', default: DEFAULT_CONFIG },
+      config: { type: 'string', short: 'c' },
       http: { type: 'string' },
       token: { type: 'string' },
       trace: { type: 'string' },
@@ -88,18 +88,19 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   }
   if (values.help) return out(SERVE_USAGE), EXIT_OK;
   if (values.version) return out(VERSION), EXIT_OK;
-  const level = values['log-level'] as LogLevel;
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) return err(`toolshelf: --log-level must be debug, info, warn or error\n`), EXIT_USAGE;
+  const level = parseLogLevel(values['log-level']);
+  if (!level.ok) return err(`toolshelf: ${level.error}\n`), EXIT_USAGE;
   const listen = values.http === undefined ? undefined : parseListen(values.http);
   if (values.http !== undefined && !listen) return err(`toolshelf: --http takes [HOST:]PORT, got "${values.http}"\n`), EXIT_USAGE;
-  const config = loadOrReport(values.config, err);
+  const configPath = chooseConfig(values.config, process.cwd(), err);
+  const config = loadOrReport(configPath, err);
   if (!config) return EXIT_USAGE;
-  const configFile = { path: resolve(values.config), text: readFileSync(values.config, 'utf8') };
-  const logger = createLogger(level);
+  const configFile = { path: resolve(configPath), text: readFileSync(configPath, 'utf8') };
+  const logger = createLogger(level.value);
   const instance = values['shared-instance'];
   if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
     const { relayShared } = await import('./shared.js');
-    return relayShared(configFile, level, values.trace, err);
+    return relayShared(configFile, level.value, values.trace, err);
   }
   if (instance !== undefined) {
     const { claimSharedInstance } = await import('./shared.js');

@@ -6,7 +6,7 @@
  * Pure. Source: JSON-RPC 2.0 §4, §5, §5.1; issue #8 item 7.
  */
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
-import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** A request id as JSON-RPC 2.0 §4 defines it, or null when none can be read. */
 export type ReadableId = string | number | null;
@@ -50,5 +50,5 @@ export function errorResponse(id: ReadableId, code: number, message: string): JS
 export function invalidRequestAnswer(value: unknown): JSONRPCMessage | undefined {
   const id = readableId(value);
   if (id === null || JSONRPCMessageSchema.safeParse(value).success) return undefined;
-  return errorResponse(id, ErrorCode.InvalidRequest, `Invalid Request: ${invalidReason(value)}`);
+  return errorResponse(id, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalidReason(value)}`);
 }

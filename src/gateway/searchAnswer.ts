@@ -4,7 +4,7 @@
  * out as `structuredContent` and, serialised, as the text content. Pure.
  * Source: issue 12 points 1 and 3; DESIGN §5 (answer as JSON text and structuredContent).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
 import { clipWords, sentencesOf } from '../discovery/sentences.js';
 

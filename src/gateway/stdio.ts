@@ -2,11 +2,11 @@
  * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (DESIGN §11).
  * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), skips
  * lines that are not JSON without a word (SDK v2; so they are cut out before it and answered here with
- * -32700), answers an invalid request whose id can be read here with that id (the SDK would report it
- * without the line, so only id null could be sent), reports other JSON that is not JSON-RPC through
- * onerror (answered with -32600, id null), and closes for good on one line over its buffer (so such
- * lines are cut out before it and answered with -32600). Source: MCP spec, Transports › stdio;
- * JSON-RPC 2.0 §5, §5.1; issue #8 item 7.
+ * -32700), reports JSON that is not JSON-RPC through onerror without the line (so an invalid request
+ * whose id can be read is cut out before it and answered here with -32600 and that id; the rest is
+ * answered from onerror with id null), and closes for good on one line over its buffer (so such lines
+ * are cut out before it and answered with -32600). Source: MCP spec, Transports › stdio; JSON-RPC 2.0
+ * §5, §5.1; issue #8 item 7.
  */
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
@@ -44,8 +44,13 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
   input.once('close', end);
   const lines = new LineFilter(MAX_LINE_BYTES, {
     oversized: () => void answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
-    notJson: () => void answer(ProtocolErrorCode.ParseError, 'Parse error: line is not JSON'),
-    admit: (value) => {
+    admit: (line) => {
+      const value = parseOrUndefined(line);
+      if (value === undefined) {
+        void answer(ProtocolErrorCode.ParseError, 'Parse error: line is not JSON');
+        return false;
+      }
+      // The SDK transport would report an invalid request without the line, so only id null could be sent.
       const answered = invalidRequestAnswer(value);
       if (answered) void transport.send(answered);
       return answered === undefined;
@@ -61,19 +66,26 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
   await session.connect(transport);
 }
 
-/** What {@link LineFilter} reports about a line it drops. */
-interface DroppedLine {
-  /** The line was longer than the limit. */
+/** The JSON value of a line, or undefined when it is not JSON. */
+function parseOrUndefined(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What {@link LineFilter} does with a line. */
+interface LineRules {
+  /** Called once for a line longer than the limit (dropped). */
   oversized(): void;
-  /** The line is not JSON (JSON-RPC 2.0 §5.1: -32700). */
-  notJson(): void;
-  /** The line's JSON value: true passes it on, false drops it (already answered). */
-  admit(value: unknown): boolean;
+  /** Whether a whole line within the limit goes on to the SDK transport; it answers any line it refuses. */
+  admit(line: Buffer): boolean;
 }
 
 /**
  * Passes stdin through line by line (bytes, `\n`-terminated), dropping any line longer than
- * `maxLineBytes`, not JSON, or refused by `admit`, and reporting each dropped line once.
+ * `maxLineBytes` and any line `admit` refuses, reporting each oversized line once.
  */
 class LineFilter extends Transform {
   private parts: Buffer[] = [];
@@ -82,7 +94,7 @@ class LineFilter extends Transform {
 
   constructor(
     private readonly maxLineBytes: number,
-    private readonly dropped: DroppedLine,
+    private readonly rules: LineRules,
   ) {
     super();
   }
@@ -108,24 +120,10 @@ class LineFilter extends Transform {
 
   private endLine(): void {
     const line = this.oversized ? undefined : Buffer.concat(this.parts);
-    const value = line === undefined ? undefined : parseLine(line);
-    if (line === undefined) this.dropped.oversized();
-    else if (value === NOT_JSON) this.dropped.notJson();
-    else if (this.dropped.admit(value)) this.push(line);
+    if (line === undefined) this.rules.oversized();
+    else if (this.rules.admit(line)) this.push(line);
     this.parts = [];
     this.size = 0;
     this.oversized = false;
-  }
-}
-
-/** What {@link parseLine} returns for a line that is not JSON. */
-const NOT_JSON = Symbol('not JSON');
-
-/** The JSON value of a line (newline and a trailing `\r` allowed), or {@link NOT_JSON}. */
-function parseLine(line: Buffer): unknown {
-  try {
-    return JSON.parse(line.toString('utf8'));
-  } catch {
-    return NOT_JSON;
   }
 }

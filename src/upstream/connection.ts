@@ -17,10 +17,10 @@ import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { describeFailure } from './failure.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
-import { SpawnError } from './process.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import type { ListingStore } from './listingCache.js';
@@ -28,6 +28,7 @@ import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, RequestOrigin, UpstreamStatus } from './types.js';
+import type { GroupRegistry } from './watchdog.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -60,7 +61,7 @@ export interface ConnectionOptions {
   readonly backoff?: BackoffOptions;
   /** Jitter source in [0, 1) (default Math.random). */
   readonly random?: () => number;
-  /** How to reach the server (default: {@link transportsFor} `baseDir`). */
+  /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
   readonly transports?: TransportFactory;
   /** The catalogue cache: read at construction, written after every listing (issue #11). */
   readonly cache?: ListingStore;
@@ -69,6 +70,8 @@ export interface ConnectionOptions {
    * use so a reloaded config applies to running upstreams (default: eager).
    */
   readonly lazyDefaults?: () => { readonly lazy: boolean; readonly idleStopMs: number };
+  /** Told of every stdio process group, so the groups end even if the gateway is killed (set by the pool). */
+  readonly groups?: GroupRegistry;
 }
 
 /** One upstream server: its tools as last listed, its status, and calls that never reject. One per server entry, held by the pool. */
@@ -80,6 +83,8 @@ export class UpstreamConnection {
   lastError = '';
   /** The `instructions` of the upstream's last initialize result, if any. Kept while it is down. */
   instructions: string | undefined;
+  /** The cause last logged as a warning or error; the same cause again is logged at debug. */
+  private lastWarned: string | undefined;
   private client: Client | undefined;
   private transport: Transport | undefined;
   /** Transports being ended in the background, awaited by close(). */
@@ -225,7 +230,8 @@ export class UpstreamConnection {
    * (never up) or `down` (was up) and a restart is scheduled. A process that did not start in time
    * is ended in the background, so this never waits past the start timeout for it; close() ends it
    * at once. Tools that differ from before (the first listing too) are announced with
-   * `onToolsChanged`. A configuration problem ({@link SpawnError}) is logged once while it repeats.
+   * `onToolsChanged`. A failure with the cause last reported is logged at debug, so one that keeps
+   * failing the same way (a missing command, a refused port) is reported once (issue #8 point 9).
    * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
   start(): Promise<void> {
@@ -251,18 +257,18 @@ export class UpstreamConnection {
       this.status = 'ready';
       this.upSince = Date.now();
       this.saveListing();
+      this.stderrTail.markUp();
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
       // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
       this.relister.resume();
       this.touch();
     } catch (error) {
       if (this.isClosed()) return;
-      const previous = this.lastError;
-      this.lastError = describe(error, this.stderrTail);
+      this.lastError = describeFailure(error, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
-      const repeated = error instanceof SpawnError && this.lastError === previous;
-      const note = error instanceof SpawnError && !repeated ? ' (retried with backoff; logged again only if the cause changes)' : '';
-      this.options.logger[repeated ? 'debug' : this.attempt === 0 ? 'error' : 'warn'](`upstream "${this.key}" failed to start: ${this.lastError}${note}`);
+      const repeated = this.lastError === this.lastWarned;
+      const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
+      this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
       this.endClient();
       this.scheduleRestart(repeated);
     } finally {
@@ -278,7 +284,7 @@ export class UpstreamConnection {
   }
 
   private async connect(generation: number, deadline: number): Promise<void> {
-    const make = this.options.transports ?? transportsFor(this.options.baseDir);
+    const make = this.options.transports ?? transportsFor(this.options.baseDir, this.options.groups);
     let lastError: unknown = new Error('no transport for this server');
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
@@ -307,6 +313,15 @@ export class UpstreamConnection {
     throw lastError;
   }
 
+  /**
+   * Logs `message` at `level` unless `cause` is the one last reported, which goes to debug: a crash
+   * loop or a server that keeps failing the same way says so once, not on every retry (issue #8 point 9).
+   */
+  private report(level: 'error' | 'warn', message: string, cause: string): void {
+    this.options.logger[cause === this.lastWarned ? 'debug' : level](message);
+    this.lastWarned = cause;
+  }
+
   /** Who the upstream request being handled belongs to (callRouting.ts); a refusal is logged. */
   private ownerOfRequest(): Owner {
     const owner = this.calls.owner();
@@ -325,9 +340,12 @@ export class UpstreamConnection {
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
     this.lastError = `the server ${endedBy}${quote ? `: ${quote}` : ''}`;
-    this.options.logger.warn(`upstream "${this.key}" disconnected; ${this.lastError}`);
+    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) {
+      this.attempt = 0;
+      this.lastWarned = undefined;
+    }
+    this.report('warn', `upstream "${this.key}" disconnected; ${this.lastError}`, this.lastError);
     this.endClient();
-    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) this.attempt = 0;
     this.scheduleRestart(false);
   }
 
@@ -461,11 +479,4 @@ export class UpstreamConnection {
 
 function remaining(deadline: number): number {
   return Math.max(1, deadline - Date.now());
-}
-
-/** A failure in words: the error, and the stderr line from `stderrTail` most worth quoting, if any. */
-function describe(error: unknown, stderrTail: StderrTail): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const quote = stderrTail.quote();
-  return quote ? `${message} (stderr: ${quote})` : message;
 }

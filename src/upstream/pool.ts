@@ -8,6 +8,7 @@ import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import { stableJson } from '../lib/hash.js';
 import { UpstreamConnection, type ConnectionOptions } from './connection.js';
+import { GroupWatchdog } from './watchdog.js';
 
 /** Environment variable that sets the start timeout in ms when the caller passes none. */
 export const START_TIMEOUT_ENV = 'TOOLSHELF_START_TIMEOUT_MS';
@@ -48,14 +49,20 @@ function upstreamPart(server: ServerConfig): string {
 export class UpstreamPool {
   private connections = new Map<string, UpstreamConnection>();
   private readonly options: ConnectionOptions;
+  /** Ends the stdio upstreams' process groups if this process dies without closing the pool (issue #8 point 6). */
+  private readonly watchdog: GroupWatchdog | undefined;
 
+  /** `options.groups`, when given, replaces the pool's own {@link GroupWatchdog}. */
   constructor(servers: Readonly<Record<string, ServerConfig>>, options: ConnectionOptions) {
     const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(process.env);
-    this.options = startTimeoutMs !== undefined ? { ...options, startTimeoutMs } : options;
+    if (!options.groups) this.watchdog = new GroupWatchdog((message) => options.logger.warn(message));
+    const groups = options.groups ?? this.watchdog;
+    this.options = { ...options, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}), ...(groups ? { groups } : {}) };
     for (const [key, server] of Object.entries(servers)) {
       this.connections.set(key, new UpstreamConnection(key, server, this.options));
     }
   }
+
 
   /**
    * Opens every upstream at once (see {@link UpstreamConnection.open}: one with a cached listing is
@@ -152,8 +159,9 @@ export class UpstreamPool {
     for (const c of this.connections.values()) c.killNow();
   }
 
-  /** Ends every upstream in parallel. */
+  /** Ends every upstream in parallel, then lets the watchdog exit. */
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.watchdog?.close();
   }
 }

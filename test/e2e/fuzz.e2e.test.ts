@@ -15,12 +15,13 @@ import { openRawHttp, post, spawnHttp, startRawStdio, type Message, type RawHttp
 
 const MiB = 1024 * 1024;
 /**
- * Messages per transport; the wall-clock cap on sending them (issue #5: bounded, < 30 s each); and
- * how many must have gone out by then, so a slow machine shortens the run instead of failing it.
+ * Messages per transport, all of them sent every run: the work is counted, never cut short by a
+ * wall-clock budget (2,000 of 2,500 within 22 s failed with 467 on a loaded 2-core machine; issue #8
+ * point 11). About 20 s each on an idle machine; the per-test limit leaves a loaded one room.
  */
 const FUZZ_COUNT = 2500;
-const FUZZ_BUDGET_MS = 22_000;
-const FUZZ_MIN_SENT = 2000;
+/** Per-test limit in ms: generous, so load slows the run instead of failing it. */
+const FUZZ_TEST_TIMEOUT_MS = 300_000;
 const SEED = 0x5eed_0005;
 
 /** Every 20 POSTs, three go without the session id, or with an Accept or Content-Type the spec forbids. */
@@ -188,17 +189,15 @@ describe(`fuzz: ${FUZZ_COUNT} seeded hostile messages per transport`, () => {
     const gateway = startRawStdio(config());
     await gateway.initialize();
     const lines = [...fuzzLines(SEED, FUZZ_COUNT)];
-    const deadline = Date.now() + FUZZ_BUDGET_MS;
     let sent = 0;
-    while (sent < lines.length && Date.now() < deadline) {
+    while (sent < lines.length) {
       for (const line of lines.slice(sent, sent + 50)) gateway.write(line);
       await gateway.request({ jsonrpc: '2.0', id: `sync-${sent}`, method: 'ping' });
       sent += 50;
     }
-    expect(sent).toBeGreaterThanOrEqual(FUZZ_MIN_SENT);
-    const wanted = expectedIds(lines.slice(0, sent));
-    expect(wanted.size).toBeGreaterThan(FUZZ_MIN_SENT / 5);
-    expect(await waitFor(() => [...wanted].every((id) => gateway.received.some((m) => m.id === id)), 15_000)).toBe(true);
+    const wanted = expectedIds(lines);
+    expect(wanted.size).toBeGreaterThan(FUZZ_COUNT / 5);
+    expect(await waitFor(() => [...wanted].every((id) => gateway.received.some((m) => m.id === id)), 60_000)).toBe(true);
     for (const id of wanted) expect(gateway.received.filter((m) => m.id === id && ('result' in m || 'error' in m))).toHaveLength(1);
     expect(gateway.received.every((m) => m.jsonrpc === '2.0')).toBe(true);
     expect(gateway.junk).toEqual([]);
@@ -206,7 +205,7 @@ describe(`fuzz: ${FUZZ_COUNT} seeded hostile messages per transport`, () => {
     const tree = descendants(gateway.pid);
     expect(await gateway.close()).toBe(0);
     expect(await waitFor(() => tree.every((pid) => !alive(pid)))).toBe(true);
-  }, 60_000);
+  }, FUZZ_TEST_TIMEOUT_MS);
 
   it('over HTTP, some with wrong headers: every POST answered (never 5xx), well-formed requests once each, still serving, no process left', async () => {
     const gateway = await spawnHttp(config(), ['--http', '127.0.0.1:0']);
@@ -214,10 +213,9 @@ describe(`fuzz: ${FUZZ_COUNT} seeded hostile messages per transport`, () => {
     const lines = [...fuzzLines(SEED + 1, FUZZ_COUNT)];
     const statuses = new Map<number, number>();
     const answered = new Map<unknown, number>();
-    const deadline = Date.now() + FUZZ_BUDGET_MS;
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < lines.length && Date.now() < deadline) {
+      while (next < lines.length) {
         const variant = HEADER_VARIANTS[next % 20];
         const line = lines[next++] as string;
         const answer = variant === 'no session' ? await post(gateway.url, line) : await session.post(line, variant);
@@ -226,9 +224,8 @@ describe(`fuzz: ${FUZZ_COUNT} seeded hostile messages per transport`, () => {
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
-    expect(next).toBeGreaterThanOrEqual(FUZZ_MIN_SENT);
-    const wanted = expectedIds(lines.slice(0, next), (i) => HEADER_VARIANTS[i % 20] === undefined);
-    expect(wanted.size).toBeGreaterThan(FUZZ_MIN_SENT / 5);
+    const wanted = expectedIds(lines, (i) => HEADER_VARIANTS[i % 20] === undefined);
+    expect(wanted.size).toBeGreaterThan(FUZZ_COUNT / 5);
     expect([...statuses.keys()].every((s) => [200, 202, 400, 406, 415].includes(s))).toBe(true);
     for (const id of wanted) expect(answered.get(id)).toBe(1);
     await stillServes((m) => session.request(m));
@@ -239,5 +236,5 @@ describe(`fuzz: ${FUZZ_COUNT} seeded hostile messages per transport`, () => {
     const tree = descendants(gateway.child.pid as number);
     expect(await gateway.stop()).toBe(0);
     expect(await waitFor(() => tree.every((pid) => !alive(pid)))).toBe(true);
-  }, 60_000);
+  }, FUZZ_TEST_TIMEOUT_MS);
 });

@@ -10,9 +10,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixture, serverEntry, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 import { startHttpFixture } from '../upstream/e2eHelpers.js';
 
@@ -25,12 +23,12 @@ interface Asked {
 async function capableClient(url: string, name: string): Promise<Asked> {
   const seen: string[] = [];
   const client = new Client({ name, version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+  client.setRequestHandler('sampling/createMessage', (request) => {
     const prompt = (request.params.messages[0]?.content as { text: string }).text;
     seen.push(prompt);
     return { role: 'assistant', model: name, content: { type: 'text', text: `${name} read ${prompt}` } };
   });
-  client.setRequestHandler(ElicitRequestSchema, (request) => {
+  client.setRequestHandler('elicitation/create', (request) => {
     seen.push(request.params.message);
     return { action: 'accept', content: { ok: name === 'A' } };
   });
@@ -69,7 +67,7 @@ describe('upstream requests are routed by the call that caused them', () => {
   async function whileBWaits(server: string, during: () => Promise<void>): Promise<void> {
     let reached!: () => void;
     const arrived = new Promise<void>((resolve) => (reached = resolve));
-    const hold = b.client.callTool({ name: `${server}__hold`, arguments: {} }, undefined, { onprogress: () => reached() });
+    const hold = b.client.callTool({ name: `${server}__hold`, arguments: {} }, { onprogress: () => reached() });
     await arrived;
     try {
       await during();
@@ -88,7 +86,7 @@ describe('upstream requests are routed by the call that caused them', () => {
       // A's call reaches the upstream first; the upstream asks only once B's call has arrived too.
       let started!: () => void;
       const aReached = new Promise<void>((resolve) => (started = resolve));
-      const asking = a.client.callTool({ name: 'remote__ask', arguments: { prompt: 'secret of A', kind, related: true, afterHold: true } }, undefined, { onprogress: () => started() });
+      const asking = a.client.callTool({ name: 'remote__ask', arguments: { prompt: 'secret of A', kind, related: true, afterHold: true } }, { onprogress: () => started() });
       await aReached;
       await whileBWaits('remote', async () => {
         expect(textOf(await asking)).toBe(answered);
@@ -126,7 +124,7 @@ describe('upstream requests are routed by the call that caused them', () => {
 
     let reached!: () => void;
     const arrived = new Promise<void>((resolve) => (reached = resolve));
-    const long = b.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 2, steps: 4 } }, undefined, { onprogress: () => reached() });
+    const long = b.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 2, steps: 4 } }, { onprogress: () => reached() });
     await arrived;
     const refused = await sample();
     expect(refused.isError).toBe(true);

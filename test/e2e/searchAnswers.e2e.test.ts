@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { repoRoot, serverEntry, startHttp, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected, type HttpGateway } from '../helpers/gateway.js';
 
 interface Answer {

@@ -6,8 +6,7 @@
  * Streamable HTTP (session management).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixture, textOf, writeConfig } from '../helpers/gateway.js';
 import { openRawHttp, post, PROTOCOL_VERSION, spawnHttp, type SpawnedHttp } from '../gateway/wire.js';
 

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolSchema } from '@modelcontextprotocol/core';
 import { cliPath, fixture, textOf, writeConfig } from '../helpers/gateway.js';
 import { nextListChanged, overEachTransport } from '../helpers/transports.js';
 
@@ -46,6 +46,8 @@ overEachTransport(configPath, (gateway) => {
     const results = (found.structuredContent as { tools: { name: string; parameters: unknown }[] }).tools;
     expect(results.map((r) => r.name).sort()).toEqual(DEFERRED.map((t) => `hostile__${t}`));
     for (const r of results) expect(ToolSchema.shape.inputSchema.safeParse(r.parameters).success, r.name).toBe(true);
+    // MCP 2025-11-25 also wants each property schema an object (the SDK v2 neutral schema takes any JSON value).
+    for (const r of results) for (const p of Object.values((r.parameters as { properties?: object }).properties ?? {})) expect(p, r.name).toBeTypeOf('object');
     await changed;
     const { tools } = await client.listTools();
     expect(tools.slice(DIRECT.length + 2).map((t) => t.name).sort()).toEqual(DEFERRED.map((t) => `hostile__${t}`));

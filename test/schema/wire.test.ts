@@ -2,8 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ListToolsResultSchema, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { ListToolsResultSchema, ToolSchema as NeutralToolSchema } from '@modelcontextprotocol/core';
+// The JSON Schema validator the v2 Client uses by default under Node (its own `_shims` entry point).
+import { DefaultJsonSchemaValidator } from '@modelcontextprotocol/client/_shims';
 import { buildCatalogue } from '../../src/catalog/build.js';
 import type { UpstreamTool } from '../../src/catalog/types.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -37,12 +38,40 @@ function wire(tool: UpstreamTool, options: ProjectionOptions): Record<string, un
   return { name: tool.name, description: projected.description, inputSchema: projected.inputSchema, ...projected.fields };
 }
 
-/** The SDK Client's listTools() verdict: its zod schema, then compiling every outputSchema as it does. */
+/**
+ * MCP 2025-11-25's `Tool` (what legacy clients, SDK v1 among them, check): the SDK's era-neutral
+ * ToolSchema, narrowed to the legacy wire's rules that it loosens: `inputSchema` and `outputSchema` are
+ * object schemas with `"type": "object"` at the root, and each of their `properties` is an object
+ * (schema.ts: `properties?: { [key: string]: object }`; the neutral schema takes any JSON value there
+ * and any `outputSchema` root, SEP-2106).
+ */
+const ToolSchema = {
+  safeParse(tool: unknown): { success: boolean; error?: unknown } {
+    const parsed = NeutralToolSchema.safeParse(tool);
+    if (!parsed.success) return parsed;
+    for (const [field, schema] of [['inputSchema', parsed.data.inputSchema], ['outputSchema', parsed.data.outputSchema]] as const) {
+      if (schema === undefined) continue;
+      const root = NeutralToolSchema.shape.inputSchema.safeParse(schema);
+      if (!root.success) return { success: false, error: { field, issues: root.error.issues } };
+      const properties = Object.entries(root.data.properties ?? {});
+      const bad = properties.find(([, p]) => typeof p !== 'object' || p === null || Array.isArray(p));
+      if (bad) return { success: false, error: { field, property: bad[0], message: 'a property schema must be an object' } };
+    }
+    return { success: true };
+  },
+};
+
+/**
+ * A legacy SDK Client's listTools() verdict: the list schema, every Tool by the 2025-11-25 rule, then
+ * compiling every outputSchema as the Client does.
+ */
 function clientAccepts(tools: readonly Record<string, unknown>[]): string | undefined {
   const parsed = ListToolsResultSchema.safeParse({ tools });
   if (!parsed.success) return JSON.stringify(parsed.error.issues[0]);
-  const validator = new AjvJsonSchemaValidator();
+  const validator = new DefaultJsonSchemaValidator();
   for (const tool of parsed.data.tools) {
+    const legacy = ToolSchema.safeParse(tool);
+    if (!legacy.success) return `${tool.name}: ${JSON.stringify(legacy.error)}`;
     try {
       if (tool.outputSchema) validator.getValidator(tool.outputSchema);
     } catch (error) {
