@@ -49,6 +49,10 @@ interface ServerCommon {
   readonly instructionsBytes?: number;
   /** `true` skips this server entirely (Claude Desktop-style `disabled`). */
   readonly disabled?: boolean;
+  /** With a cached catalogue, start only on first use (default: the top-level `lazy`; issue #11). */
+  readonly lazy?: boolean;
+  /** A lazy upstream unused this long in ms is stopped; 0 never (default: the top-level `idleStopMs`). */
+  readonly idleStopMs?: number;
 }
 
 /** A stdio upstream: a child process speaking MCP on stdin/stdout (DESIGN §11). */
@@ -122,6 +126,14 @@ export interface TraceSettings {
   readonly captureToolIo: boolean;
 }
 
+/** Shared background instance for stdio clients (issue #11 point 1). */
+export interface ShareSettings {
+  /** Default true; `false` or `--no-share` keeps one gateway process per client. */
+  readonly enabled: boolean;
+  /** The shared instance exits this long in ms after its last client left (default 300,000). */
+  readonly idleExitMs: number;
+}
+
 /** The whole validated config with defaults applied. */
 export interface Config {
   readonly mcpServers: Readonly<Record<string, ServerConfig>>;
@@ -132,6 +144,11 @@ export interface Config {
   readonly naming: NamingSettings;
   readonly bridge: BridgeSettings;
   readonly trace: TraceSettings;
+  /** Default for every server's `lazy` (default false; issue #11 point 2). */
+  readonly lazy: boolean;
+  /** Default for every server's `idleStopMs`, in ms (default 600,000). */
+  readonly idleStopMs: number;
+  readonly share: ShareSettings;
   /** Folder the config file sits in: relative `cwd` and ranker paths resolve against it. */
   readonly baseDir: string;
 }

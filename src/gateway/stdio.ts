@@ -8,7 +8,7 @@
  * are cut out before it and answered with -32600). Source: MCP spec, Transports › stdio; JSON-RPC 2.0
  * §5, §5.1; issue #8 item 7.
  */
-import { Transform, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
@@ -24,15 +24,24 @@ export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
 
 /** Connects `session` to this process's stdio; `onEnd` runs once when the client goes away. */
-export async function serveStdio(session: GatewaySession, onEnd: () => void): Promise<void> {
+export function serveStdio(session: GatewaySession, onEnd: () => void): Promise<void> {
+  return serveStream(session, process.stdin, process.stdout, onEnd);
+}
+
+/**
+ * Connects `session` to a newline-delimited JSON-RPC stream pair with stdio's framing and checks:
+ * the process's stdio, or one relayed client's socket in a shared instance (issue #11 point 1).
+ * `onEnd` runs once when the input ends or the transport closes.
+ */
+export async function serveStream(session: GatewaySession, input: Readable, output: Writable, onEnd: () => void): Promise<void> {
   let ended = false;
   const end = (): void => {
     if (ended) return;
     ended = true;
     onEnd();
   };
-  process.stdin.once('end', end);
-  process.stdin.once('close', end);
+  input.once('end', end);
+  input.once('close', end);
   const lines = new LineFilter(MAX_LINE_BYTES, {
     oversized: () => void answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
     admit: (line) => {
@@ -47,13 +56,13 @@ export async function serveStdio(session: GatewaySession, onEnd: () => void): Pr
       return answered === undefined;
     },
   });
-  const transport = new StdioServerTransport(lines, process.stdout);
+  const transport = new StdioServerTransport(lines, output);
   const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
   transport.onclose = end;
   transport.onerror = (error) => {
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
-  process.stdin.pipe(lines);
+  input.pipe(lines);
   await session.connect(transport);
 }
 

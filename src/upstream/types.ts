@@ -2,8 +2,11 @@
  * Shapes shared by the upstream folder and its callers.
  */
 
-/** Lifecycle of one upstream: `starting` while (re)connecting, `failed` never came up, `down` was up and awaits a restart. */
-export type UpstreamStatus = 'starting' | 'ready' | 'down' | 'failed' | 'closed';
+/**
+ * Lifecycle of one upstream: `starting` while (re)connecting, `failed` never came up, `down` was up
+ * and awaits a restart, `idle` not running (lazy: served from the catalogue cache until first use).
+ */
+export type UpstreamStatus = 'idle' | 'starting' | 'ready' | 'down' | 'failed' | 'closed';
 
 /** Progress from the upstream for one call (MCP spec, Utilities › Progress). */
 export interface ProgressUpdate {
