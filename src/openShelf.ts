@@ -10,6 +10,7 @@ import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
 import { UpstreamPool } from './upstream/pool.js';
+import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
 
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
@@ -79,6 +80,8 @@ export interface ShelfHooks {
   readonly onServerRequest?: ConnectionOptions['onServerRequest'];
   /** Aborting it during start-up ends the upstreams and rejects with {@link StartupError}. */
   readonly signal?: AbortSignal;
+  /** The gateway signs in to OAuth upstreams in the browser by itself (serve only; issue #10 item 2). */
+  readonly interactiveSignIn?: boolean;
 }
 
 /**
@@ -87,7 +90,7 @@ export interface ShelfHooks {
  * `prefix: false` server (DESIGN §4), after ending the upstreams. Used by serve, inspect and search.
  */
 export async function openShelf(config: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, interactiveSignIn = false } = hooks;
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
@@ -102,6 +105,7 @@ export async function openShelf(config: Config, logger: Logger, version: string,
     },
     ...(onNotification ? { onNotification } : {}),
     onServerRequest: onServerRequest ?? noClient,
+    auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);

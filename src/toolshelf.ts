@@ -58,6 +58,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     },
     onServerRequest: (server, method, params, signal) => relayToClient(sessions.values(), server, method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
+    interactiveSignIn: true,
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;

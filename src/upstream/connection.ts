@@ -13,18 +13,20 @@
 import { ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
-import type { ServerConfig } from '../config/types.js';
+import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
+import { signInFailure } from './outcome.js';
 import { SpawnError } from './process.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
+import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
-import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
+import type { CallOptions, CallOutcome, UpstreamAuth, UpstreamStatus } from './types.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -59,6 +61,8 @@ export interface ConnectionOptions {
   readonly random?: () => number;
   /** How to reach the server (default: {@link transportsFor} `baseDir`). */
   readonly transports?: TransportFactory;
+  /** OAuth sign-in for remote upstreams (issue #10); without it remote servers get only their `headers`. */
+  readonly auth?: UpstreamAuth;
 }
 
 /** One upstream server: its tools as last listed, its status, and calls that never reject. One per server entry, held by the pool. */
@@ -84,6 +88,9 @@ export class UpstreamConnection {
   private readonly stderrTail = new StderrTail();
   private readonly notifications: NotificationGate | undefined;
   private readonly relister: Relister;
+  private readonly authProvider: ReturnType<UpstreamAuth['providerFor']>;
+  /** The needs-sign-in state of an OAuth upstream (issue #10). */
+  private readonly signIn: SignInGate | undefined;
 
   constructor(
     readonly key: string,
@@ -103,6 +110,10 @@ export class UpstreamConnection {
       },
       onToolsChanged: () => options.onToolsChanged(key),
     });
+    this.authProvider = isRemote(server) ? options.auth?.providerFor(key, server) : undefined;
+    if (this.authProvider && options.auth && isRemote(server) && server.auth?.grantType !== 'client_credentials') {
+      this.signIn = new SignInGate(key, server, options.auth, options.logger, () => void this.start());
+    }
   }
 
   /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
@@ -138,6 +149,7 @@ export class UpstreamConnection {
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
     } catch (error) {
       if (this.isClosed()) return;
+      if (this.signIn && signInFailure(error)) return this.needSignIn(true);
       const previous = this.lastError;
       this.lastError = describe(error, this.stderrTail);
       this.status = this.tools.length > 0 ? 'down' : 'failed';
@@ -162,7 +174,7 @@ export class UpstreamConnection {
     const make = this.options.transports ?? transportsFor(this.options.baseDir);
     let lastError: unknown = new Error('no transport for this server');
     this.stderrTail.clear();
-    for (const candidate of make(this.server, (line) => this.onStderr(line))) {
+    for (const candidate of make(this.server, (line) => this.onStderr(line), this.authProvider)) {
       if (!this.isCurrent(generation)) break;
       const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest);
       this.client = client;
@@ -181,6 +193,8 @@ export class UpstreamConnection {
         lastError = error;
         if (!this.isCurrent(generation)) break;
         this.endClient();
+        // Credentials are refused whatever the transport: trying SSE would only ask again.
+        if (signInFailure(error)) break;
       }
     }
     throw lastError;
@@ -230,16 +244,34 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const outcome = await this.withRenewal((client) =>
-      sendToolCall(client, name, args, options, {
-        server: this.server,
-        isCurrent: (sent) => sent === this.client,
-        retryInMs: () => this.retryInMs(),
-      }),
-    );
+    const send = (): ReturnType<typeof this.withRenewal<CallOutcome>> =>
+      this.withRenewal((client) =>
+        sendToolCall(client, name, args, options, {
+          server: this.server,
+          isCurrent: (sent) => sent === this.client,
+          retryInMs: () => this.retryInMs(),
+        }),
+      );
+    let outcome = await send();
+    // A 403 insufficient_scope the SDK could not step up without a browser: sign in for the wider scope once, then retry once.
+    if (outcome !== undefined && outcome !== SESSION_EXPIRED && outcome.kind === 'unavailable' && outcome.stepUpScope && (await this.signIn?.stepUp(outcome.stepUpScope))) {
+      outcome = await send();
+    }
     if (outcome === undefined) return this.unavailable();
     if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
+    if (outcome.kind === 'unavailable' && outcome.needsSignIn && this.signIn) {
+      this.needSignIn(false);
+      return this.unavailable();
+    }
     return outcome;
+  }
+
+  /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
+  private needSignIn(onStart: boolean): void {
+    this.status = 'needs_sign_in';
+    this.endClient();
+    this.signIn!.enter(onStart);
+    this.lastError = this.signIn!.message();
   }
 
   /**
@@ -279,6 +311,7 @@ export class UpstreamConnection {
   }
 
   private unavailable(): CallOutcome {
+    if (this.status === 'needs_sign_in' && this.signIn) return { kind: 'unavailable', reason: this.signIn.message() };
     if (this.status === 'starting') return { kind: 'unavailable', reason: `${this.lastError || 'it is starting'}; it is restarting now` };
     const retryInMs = this.retryInMs();
     return { kind: 'unavailable', reason: this.lastError || this.status, ...(retryInMs !== undefined ? { retryInMs } : {}) };
@@ -304,6 +337,7 @@ export class UpstreamConnection {
     clearTimeout(this.retryTimer);
     this.relister.close();
     this.notifications?.close();
+    this.signIn?.close();
     this.abandonStart?.(new Error('closed'));
     this.endClient();
     await Promise.all(this.ending.values());
