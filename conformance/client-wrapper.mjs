@@ -47,20 +47,35 @@ const transport = new StdioClientTransport({
   command: process.execPath,
   args: [join(root, 'dist/cli.js'), '--config', config, '--log-level', 'debug'],
   env: { ...process.env, TOOLSHELF_STATE_DIR: join(dir, 'state'), BROWSER: `${process.execPath} ${join(root, 'test/fixtures/browser.mjs')}`, TOOLSHELF_START_TIMEOUT_MS: '15000' },
-  stderr: 'inherit',
+  stderr: 'pipe',
 });
+let logged = '';
+transport.stderr?.on('data', (chunk) => {
+  logged += chunk;
+  process.stderr.write(chunk);
+});
+
+/** Resolves once the upstream is up (at start, or signed in after needing it); rejects when it failed. */
+async function upstreamSettled(deadline) {
+  while (Date.now() < deadline) {
+    if (/connected \(conf: \d+ tools\)|upstream "conf" is signed in/.test(logged)) return;
+    if (/upstream "conf" failed to start|sign-in to upstream "conf" failed/.test(logged)) throw new Error('the upstream did not come up');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the upstream was not up in time');
+}
 const client = new Client({ name: 'toolshelf-conformance-client', version: '1.0.0' });
 let code = 1;
 try {
   await client.connect(transport);
-  const deadline = Date.now() + WAIT_FOR_TOOLS_MS;
+  await upstreamSettled(Date.now() + WAIT_FOR_TOOLS_MS);
+  // After a sign-in the shelf is rebuilt (debounced) before the tools show.
   let tools = [];
-  while (Date.now() < deadline) {
+  for (let i = 0; i < 20; i += 1) {
     tools = (await client.listTools()).tools.filter((t) => t.name.startsWith('conf__'));
-    if (tools.length > 0) break;
-    await new Promise((r) => setTimeout(r, 200));
+    if (tools.length > 0 || /connected \(conf: 0 tools\)/.test(logged)) break;
+    await new Promise((r) => setTimeout(r, 100));
   }
-  if (tools.length === 0) throw new Error('the upstream never listed a tool');
   for (const tool of tools) {
     const result = await client.callTool({ name: tool.name, arguments: argumentsFor(tool.inputSchema) });
     process.stderr.write(`wrapper: ${tool.name} → ${result.isError ? 'isError' : 'ok'}: ${JSON.stringify(result.content).slice(0, 200)}\n`);

@@ -29,15 +29,14 @@ export interface SignInOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** How a sign-in ended: signed in, not needed (the server answered without a challenge), or failed with a reason. */
-export type SignInOutcome = { kind: 'signed_in' } | { kind: 'not_needed' } | { kind: 'failed'; reason: string };
+/** How a sign-in ended: signed in, or failed with a reason. */
+export type SignInOutcome = { kind: 'signed_in' } | { kind: 'failed'; reason: string };
 
 /** Runs the sign-in; never rejects. Gives up after `settings.signInTimeoutMs` (default 300,000 ms). */
 export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
   const { key, url, settings, store } = options;
   const timeoutMs = settings?.signInTimeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS;
   const challenge = await probe(url);
-  if (challenge === 'open') return { kind: 'not_needed' };
   const state = randomBytes(18).toString('base64url');
   const listener = await listenForCallback(state, storedPort(store.read(key, url)));
   try {
@@ -67,16 +66,16 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
 }
 
 /**
- * Sends an unauthenticated `initialize` to learn the server's challenge: `open` when it answers
- * without asking for credentials; else the `resource_metadata` URL and `scope` of its
- * `WWW-Authenticate` (either may be absent: discovery then uses the well-known URLs).
+ * Sends an unauthenticated `initialize` to learn the server's challenge: the `resource_metadata` URL
+ * and `scope` of its `WWW-Authenticate`. Either may be absent (a server may let `initialize`
+ * through and challenge later requests): discovery then uses the well-known URLs.
  */
-async function probe(url: string): Promise<'open' | { resourceMetadataUrl?: URL; scope?: string }> {
+async function probe(url: string): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   const body = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'toolshelf', version: '0' } } };
   try {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
     await response.body?.cancel().catch(() => undefined);
-    if (response.status !== 401 && response.status !== 403) return response.ok ? 'open' : {};
+    if (response.status !== 401 && response.status !== 403) return {};
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
   } catch {

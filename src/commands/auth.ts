@@ -53,7 +53,7 @@ export async function runAuth(argv: string[], out: (line: string) => void): Prom
   if (server.auth?.grantType === 'client_credentials') return out(`"${name}" uses client credentials: there is nothing to sign in to.`), EXIT_OK;
   const outcome = await signIn({ key: name!, url: server.url, store, err, ...(server.auth ? { settings: server.auth } : {}) });
   if (outcome.kind === 'failed') return err(`toolshelf: sign-in to "${name}" failed: ${outcome.reason}`), EXIT_FAILURE;
-  out(outcome.kind === 'signed_in' ? `Signed in to "${name}".` : `"${name}" answered without asking for credentials: no sign-in needed.`);
+  out(`Signed in to "${name}".`);
   return EXIT_OK;
 }
 

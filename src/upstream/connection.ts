@@ -195,6 +195,7 @@ export class UpstreamConnection {
         this.endClient();
         // Credentials are refused whatever the transport: trying SSE would only ask again.
         if (signInFailure(error)) break;
+        this.options.logger.debug(`upstream "${this.key}": ${error instanceof Error ? error.message : String(error)}; trying the next transport`);
       }
     }
     throw lastError;

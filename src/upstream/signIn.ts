@@ -37,7 +37,7 @@ export class SignInGate {
   /** Enters the state (idempotent); `onStart` marks the connection's start, where the gateway may sign in by itself once. */
   enter(onStart: boolean): void {
     if (this.closed) return;
-    if (!this.needed) this.logger.warn(`upstream "${this.key}" ${this.message()}`);
+    if (!this.needed) this.logger.warn(`upstream "${this.key}": ${this.message()}`);
     this.needed = true;
     this.stopWatching ??= this.auth.watch(this.key, this.server, () => this.leave());
     if (onStart && !this.triedOnStart && this.auth.signIn) {
