@@ -2,8 +2,10 @@
 // real gateway. For the bundled servers.config.json (real upstreams) and for every shared catalogue
 // (served by bench/fixtures/catalogServer.mjs), each run side by side in one process:
 //   - upstreams direct: every upstream's own tools/list, merged (what a client connected to each pays);
-//   - the built CLI over stdio with an SDK Client, in four configs: all tools direct (verbatim, and
-//     compacted) and as configured / deferred (verbatim, and compacted = the default "third-party").
+//   - the built CLI over stdio with an SDK Client, in five configs: all tools direct (verbatim, and
+//     compacted), as configured / deferred (verbatim, and compacted = the default "third-party"), and
+//     deferred in `client` discovery mode (issue #13: every deferred tool listed, compacted, with its
+//     searchHint, for a client that searches tools itself, e.g. Claude Code).
 // Sizes are UTF-8 bytes of the compact JSON of the tools/list result as received; tokens are o200k_base
 // counts of that JSON (gpt-tokenizer, the encoding the manifest budget uses). Also: projectTool time per
 // tool (in process) and the time from spawning the gateway to its first tools/list answer.
@@ -134,6 +136,7 @@ async function measure(label, configured, loaded) {
     directCompacted: await gatewayList(allDirect, `${label}-direct-compacted`),
     deferredVerbatim: await gatewayList({ ...configured, schemas: verbatim }, `${label}-deferred-verbatim`),
     deferredCompacted: await gatewayList(configured, `${label}-deferred-compacted`),
+    clientMode: await gatewayList({ ...configured, discovery: { ...configured.discovery, mode: 'client' } }, `${label}-client-mode`),
   };
   const starts = [runs.deferredVerbatim.ms, runs.deferredCompacted.ms];
   while (starts.length < START_RUNS) starts.push((await gatewayList(configured, `${label}-start`)).ms);
@@ -193,11 +196,11 @@ const saved = (from, to) => `${((1 - to / from) * 100).toFixed(1)}%`;
 
 function wireTable(rows) {
   return [
-    '| catalogue | tools | upstreams direct (canonical) | gateway, all direct, verbatim | gateway, all direct, compacted | deferred, verbatim | deferred, compacted (default) | deferred+compacted vs canonical |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| catalogue | tools | upstreams direct (canonical) | gateway, all direct, verbatim | gateway, all direct, compacted | deferred, verbatim | deferred, compacted (default) | deferred+compacted vs canonical | client mode (compacted) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => {
-      const { directVerbatim, directCompacted, deferredVerbatim, deferredCompacted } = r.runs;
-      return `| ${r.label} | ${r.tools} | ${cell(r.canonical)} | ${cell(directVerbatim)} | ${cell(directCompacted)} | ${cell(deferredVerbatim)} | ${cell(deferredCompacted)} | ${saved(r.canonical.bytes, deferredCompacted.bytes)} smaller (${(r.canonical.bytes / deferredCompacted.bytes).toFixed(1)}×) |`;
+      const { directVerbatim, directCompacted, deferredVerbatim, deferredCompacted, clientMode } = r.runs;
+      return `| ${r.label} | ${r.tools} | ${cell(r.canonical)} | ${cell(directVerbatim)} | ${cell(directCompacted)} | ${cell(deferredVerbatim)} | ${cell(deferredCompacted)} | ${saved(r.canonical.bytes, deferredCompacted.bytes)} smaller (${(r.canonical.bytes / deferredCompacted.bytes).toFixed(1)}×) | ${cell(clientMode)} |`;
     }),
   ];
 }
@@ -241,6 +244,8 @@ async function main() {
       ...wireTable(rows),
       '',
       ...verdicts(rows),
+      '',
+      'Client mode (`discovery.mode: "client"`, the `auto` choice for Codex; issue #13) lists every deferred tool with its compacted schema and searchHint and no tool_search: those bytes cross the wire once, and the client keeps the schemas out of the prompt until its own search loads one.',
       '',
       'Compaction changes what is advertised in full (direct and promoted tools, tool_search results); the first deferred list carries only the direct tools, tool_search and call_tool, so its two columns differ only when a direct tool needs compacting. The all-direct columns show compaction alone.',
       '',

@@ -4,6 +4,7 @@
  */
 import type { Config } from './config/types.js';
 import { advertisedTools, wireTool } from './gateway/advertise.js';
+import { discoveryMode } from './gateway/clients.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import type { BuiltShelf } from './shelf.js';
 import type { UpstreamSummary } from './upstream/pool.js';
@@ -29,6 +30,8 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
     searchDescription: config.discovery.enabled ? shelf.searchDescription(undefined) : undefined,
     maxLimit: config.discovery.maxLimit,
     callTool: config.bridge.callTool !== 'never',
+    mode: discoveryMode(config.discovery.mode, undefined),
+    alwaysLoad: config.discovery.alwaysLoad,
   });
   const allDirect = catalogue.entries.map((e) => ({ ...wireTool(e), description: e.tool.description ?? '', inputSchema: e.tool.inputSchema }));
   const hidden = [...catalogue.counts.values()].reduce((sum, c) => sum + c.hidden, 0);

@@ -85,6 +85,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         maxLimit: config.discovery.maxLimit,
         captureToolIo: config.trace.captureToolIo,
         callTool: config.bridge.callTool,
+        discoveryMode: config.discovery.mode,
+        alwaysLoad: config.discovery.alwaysLoad,
       },
     });
     sessions.set(id, session);

@@ -113,6 +113,18 @@ export interface DiscoverySettings {
   /** Time limit for the host ranker in ms. */
   readonly rankerTimeoutMs: number;
   readonly ranking?: RankingSettings;
+  /**
+   * Who finds deferred tools (issue #13): `own` = toolshelf's manifest and tool_search; `client` = every
+   * deferred tool advertised with its projected schema and searchHint for the client's own tool search,
+   * no tool_search, no call_tool; `auto` (default) = `client` for clients known to defer every MCP tool
+   * themselves (gateway/clients.ts), `own` for the rest.
+   */
+  readonly mode: 'auto' | 'own' | 'client';
+  /**
+   * Mark direct, bridge and promoted tools `_meta["anthropic/alwaysLoad"]: true` so a client that defers
+   * MCP tools keeps them loaded (issue #13). Default true.
+   */
+  readonly alwaysLoad: boolean;
 }
 
 export interface NamingSettings {

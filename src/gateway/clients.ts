@@ -1,7 +1,8 @@
 /**
  * What toolshelf knows about MCP clients by `clientInfo.name`: whether they act on
- * `notifications/tools/list_changed`, and whether they cut tool descriptions.
- * Source: DESIGN §5 (call_tool bridge), §6 (Claude Code cuts descriptions at 2,048 characters).
+ * `notifications/tools/list_changed`, whether they cut tool descriptions, and whether they defer MCP
+ * tools behind a tool search of their own. Source: DESIGN §5 (call_tool bridge), §6 (Claude Code cuts
+ * descriptions at 2,048 characters), issue #13 (clients that search tools themselves).
  */
 
 /** Clients whose model cannot see promoted tools because they ignore list_changed (DESIGN §5). */
@@ -14,12 +15,45 @@ export const HONOURS_LIST_CHANGED: readonly string[] = ['claude-code', 'Visual S
 export const DESCRIPTION_LIMITS: Readonly<Record<string, number>> = { 'claude-code': 2048 };
 
 /**
+ * Clients that keep every MCP tool's schema out of the model's context and let the model find it with
+ * their own tool search, whatever their settings (issue #13). Behind them toolshelf's `tool_search`
+ * and `call_tool` would be deferred too and the model would search twice before a call, so
+ * `discovery.mode: "auto"` hands discovery to them.
+ * - `codex-mcp-client` / `Codex`: Codex defers MCP tools behind its `tool_search` (BM25 over tool
+ *   metadata; `tool_search_always_defer_mcp_tools`, now always on) and ignores list_changed.
+ * Not here:
+ * - `claude-code`: its tool search is on by default, but users turn it off or fall back to loading
+ *   every tool up front (`ENABLE_TOOL_SEARCH=false`; `auto` when they fit in 10% of the context; Vertex
+ *   AI or a non-first-party base URL), and then `client` mode would load every tool. `own` stays small
+ *   either way, and `anthropic/alwaysLoad` keeps tool_search and the tools it finds loaded.
+ * - `github-copilot-developer` (Copilot CLI): defers only past ~30 tools and only for some models.
+ * - `Visual Studio Code`: groups tools into virtual tools above a threshold; it has no tool search.
+ * - `claude-ai` (Claude Desktop), `cursor-vscode` (Cursor): do not defer MCP tools.
+ */
+export const SEARCHES_MCP_TOOLS: readonly string[] = ['codex-mcp-client', 'Codex'];
+
+/** Who finds deferred tools for a client (issue #13): toolshelf's manifest and search, or the client's own search. */
+export type DiscoveryMode = 'own' | 'client';
+
+/** The `discovery.mode` setting: a fixed mode, or `auto` to decide per client. */
+export type DiscoveryModeSetting = 'auto' | DiscoveryMode;
+
+/**
  * Whether to advertise `call_tool` for a client. `auto`: off only for clients known to honour
  * list_changed; on for those known to ignore it and for unknown or unnamed clients.
  */
 export function bridgeEnabled(setting: 'auto' | 'always' | 'never', clientName: string | undefined): boolean {
   if (setting !== 'auto') return setting === 'always';
   return clientName === undefined || !HONOURS_LIST_CHANGED.includes(clientName);
+}
+
+/**
+ * The discovery mode for a client (issue #13). `auto`: `client` for clients in
+ * {@link SEARCHES_MCP_TOOLS}, `own` for every other, unknown or unnamed client.
+ */
+export function discoveryMode(setting: DiscoveryModeSetting, clientName: string | undefined): DiscoveryMode {
+  if (setting !== 'auto') return setting;
+  return clientName !== undefined && SEARCHES_MCP_TOOLS.includes(clientName) ? 'client' : 'own';
 }
 
 /** The description limit in characters for a client, if it has one. */

@@ -30,6 +30,8 @@ export interface DispatchContext {
   readonly trace: TraceSink;
   readonly settings: DispatchSettings;
   readonly callToolEnabled: boolean;
+  /** Every deferred tool is in the client's list from the start (`client` discovery mode, issue #13). */
+  readonly deferredListed?: boolean;
   readonly isPromoted: (qualifiedName: string) => boolean;
   /** Told when a call goes upstream; the returned function when it is back (routes sampling and elicitation). */
   readonly onForward?: (server: string) => () => void;
@@ -95,7 +97,8 @@ async function callByName(
     traceCall(ctx, { name, origin: 'unknown', started, isError: true, failure: 'unknown_tool', args });
     return { result, promote: [] };
   }
-  const origin: CallOrigin = via ?? (entry.exposure === 'direct' ? 'direct' : ctx.isPromoted(name) ? 'promoted' : 'catalog');
+  const listed = entry.exposure === 'direct' || ctx.deferredListed === true;
+  const origin: CallOrigin = via ?? (listed ? 'direct' : ctx.isPromoted(name) ? 'promoted' : 'catalog');
   const promote = entry.exposure === 'deferred' ? [entry.qualifiedName] : [];
   const verdict = ctx.admit(entry, args);
   if (!verdict.ok) {

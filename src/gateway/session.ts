@@ -10,7 +10,7 @@ import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
 import { errorResult } from './results.js';
 import { GatewayServer, handleRequest, type Extra } from './handlers.js';
-import { bridgeEnabled, descriptionLimit } from './clients.js';
+import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
@@ -25,7 +25,12 @@ export interface SessionOptions {
   readonly admit: Admit;
   readonly trace: TraceSink;
   readonly logger: Logger;
-  readonly settings: DispatchSettings & { readonly callTool: 'auto' | 'always' | 'never' };
+  readonly settings: DispatchSettings & {
+    readonly callTool: 'auto' | 'always' | 'never';
+    /** `discovery.mode` and `discovery.alwaysLoad` (issue #13). */
+    readonly discoveryMode: DiscoveryModeSetting;
+    readonly alwaysLoad: boolean;
+  };
   /** UTF-8 bytes and estimated tokens of a value's compact JSON (schema/measure). */
   readonly measure: (value: unknown) => { bytes: number; tokens: number };
   /**
@@ -133,14 +138,26 @@ export class GatewaySession {
     const shelf = this.options.shelf();
     const { settings } = this.options;
     return advertisedTools(shelf.catalogue, this.promoted, {
-      searchDescription: settings.discoveryEnabled ? shelf.searchDescription(descriptionLimit(this.clientName)) : undefined,
+      searchDescription: this.searchEnabled() ? shelf.searchDescription(descriptionLimit(this.clientName)) : undefined,
       maxLimit: settings.maxLimit,
       callTool: this.callToolEnabled(),
+      mode: this.mode(),
+      alwaysLoad: settings.alwaysLoad,
     });
   }
 
+  /** Who finds deferred tools for this client (issue #13); decided once clientInfo is known. */
+  private mode(): DiscoveryMode {
+    return discoveryMode(this.options.settings.discoveryMode, this.clientName);
+  }
+
+  /** tool_search and the manifest exist only in `own` mode: in `client` mode the client's search finds tools. */
+  private searchEnabled(): boolean {
+    return this.options.settings.discoveryEnabled && this.mode() === 'own';
+  }
+
   private callToolEnabled(): boolean {
-    return bridgeEnabled(this.options.settings.callTool, this.clientName);
+    return this.mode() === 'own' && bridgeEnabled(this.options.settings.callTool, this.clientName);
   }
 
   /** Called after the catalogue was replaced: tells the client only if its list changed (DESIGN §9). */
@@ -166,8 +183,9 @@ export class GatewaySession {
       caller: this.options.caller,
       admit: this.options.admit,
       trace: this.options.trace,
-      settings: this.options.settings,
+      settings: { ...this.options.settings, discoveryEnabled: this.searchEnabled() },
       callToolEnabled: this.callToolEnabled(),
+      deferredListed: this.mode() === 'client',
       isPromoted: (name) => this.promoted.includes(name),
       onForward: (server) => {
         this.inFlight.set(server, (this.inFlight.get(server) ?? 0) + 1);
@@ -175,7 +193,8 @@ export class GatewaySession {
         return () => this.inFlight.set(server, (this.inFlight.get(server) ?? 1) - 1);
       },
     });
-    if (outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
+    // In client mode every deferred tool is listed already: the list never changes because of a call.
+    if (this.mode() === 'own' && outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
       // Sent on the request's own stream so HTTP clients without a GET stream still receive it.
       await extra.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
     }

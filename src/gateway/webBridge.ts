@@ -25,7 +25,8 @@ export function webRequest(req: IncomingMessage, res: ServerResponse, streamBody
   res.once('close', () => {
     if (!res.writableFinished) aborted.abort();
   });
-  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+  // The path is all the transport reads of the URL; Host was checked (or not needed) by the caller.
+  const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
   const body = streamBody && method !== 'GET' && method !== 'HEAD' ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' as const } : {};
   return new Request(url, { method, headers, signal: aborted.signal, ...body });

@@ -14,7 +14,7 @@ export interface CappedSignal {
 
 /**
  * A signal that aborts when `caller` does (with its reason) or after `maxTotalMs`, with an
- * `McpError` RequestTimeout carrying `{ maxTotalTimeout }` as the reason.
+ * `SdkError` RequestTimeout carrying `{ maxTotalTimeout }` as the reason.
  */
 export function capTotal(maxTotalMs: number, caller: AbortSignal | undefined): CappedSignal {
   const controller = new AbortController();

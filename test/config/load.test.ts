@@ -18,6 +18,7 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(config.schemas.prepare).toEqual({ resolveRefs: false, stripKeywords: false, strict: false });
     expect(config.naming).toEqual({ separator: '__', maxLength: 48 });
     expect(config.bridge.callTool).toBe('auto');
+    expect(config.discovery).toMatchObject({ mode: 'auto', alwaysLoad: true });
     expect(config.baseDir).toBe('/base');
   });
 
@@ -57,6 +58,21 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(!missing.ok && missing.error[0]).toEqual({ path: '/mcpServers', message: 'is required' });
     const array = parseConfig('[]', {}, '/');
     expect(array.ok).toBe(false);
+  });
+});
+
+describe('discovery.mode and discovery.alwaysLoad (issue #13)', () => {
+  it('accepts own, client and false', () => {
+    expect(ok({ mcpServers: {}, discovery: { mode: 'client', alwaysLoad: false } }).discovery).toMatchObject({ mode: 'client', alwaysLoad: false, enabled: true });
+    expect(ok({ mcpServers: {}, discovery: { mode: 'own' } }).discovery).toMatchObject({ mode: 'own', alwaysLoad: true });
+  });
+
+  it('refuses other values by JSON path', () => {
+    const result = parseConfig(JSON.stringify({ mcpServers: {}, discovery: { mode: 'claude', alwaysLoad: 'yes' } }), {}, '/');
+    expect(!result.ok && result.error).toEqual([
+      { path: '/discovery/alwaysLoad', message: 'must be boolean' },
+      { path: '/discovery/mode', message: 'must be one of "auto", "own", "client"' },
+    ]);
   });
 });
 

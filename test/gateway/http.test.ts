@@ -97,4 +97,18 @@ describe('serveHttp sessions (DESIGN §11)', () => {
     expect(await a.remove()).toBe(200);
     await expect(openRawHttp(url)).resolves.toBeDefined();
   });
+
+  it('a GET stream the client drops is released: the next GET is served, not refused as a second stream (node:http ⇄ Web bridge)', async () => {
+    const { url } = await start();
+    const session = await openRawHttp(url);
+    const headers = { accept: 'text/event-stream', 'mcp-session-id': session.id, 'mcp-protocol-version': '2025-06-18' };
+    for (let i = 0; i < 3; i += 1) {
+      const dropped = new AbortController();
+      const stream = await fetch(url, { headers, signal: dropped.signal });
+      expect(stream.status).toBe(200);
+      dropped.abort();
+      await sleep(100);
+    }
+    expect((await session.request(ping(9))).result).toEqual({});
+  });
 });
