@@ -19,10 +19,11 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
 /** The CIMD URL the SDK's own conformance client uses; the suite's servers accept it without fetching. */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
-const WAIT_FOR_TOOLS_MS = 20_000;
+/** Upper bounds (ms), wide because the machine may be loaded; a run ends as soon as it is done. */
+const WAIT_FOR_TOOLS_MS = 60_000;
 
 function authKeys() {
-  const auth = { clientMetadataUrl: CLIENT_METADATA_URL, signInTimeoutMs: 15_000 };
+  const auth = { clientMetadataUrl: CLIENT_METADATA_URL, signInTimeoutMs: 45_000 };
   if (context.client_id) auth.clientId = context.client_id;
   if (context.client_secret) auth.clientSecret = context.client_secret;
   if (context.private_key_pem) Object.assign(auth, { privateKey: context.private_key_pem, signingAlgorithm: context.signing_algorithm ?? 'RS256' });
@@ -46,7 +47,7 @@ writeFileSync(config, JSON.stringify({ mcpServers: { conf: { url: serverUrl, exp
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: [join(root, 'dist/cli.js'), '--config', config, '--log-level', 'debug'],
-  env: { ...process.env, TOOLSHELF_STATE_DIR: join(dir, 'state'), BROWSER: `${process.execPath} ${join(root, 'test/fixtures/browser.mjs')}`, TOOLSHELF_START_TIMEOUT_MS: '15000' },
+  env: { ...process.env, TOOLSHELF_STATE_DIR: join(dir, 'state'), BROWSER: `${process.execPath} ${join(root, 'test/fixtures/browser.mjs')}`, TOOLSHELF_START_TIMEOUT_MS: '45000' },
   stderr: 'pipe',
 });
 let logged = '';

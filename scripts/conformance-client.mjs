@@ -6,7 +6,7 @@
 // exactly the expected ones, 1 when one failed unexpectedly or an expected failure now passes
 // (remove it from the list), 2 when the run itself broke. Offline: everything is in node_modules.
 // Needs a build (dist/cli.js).
-// Usage: node scripts/conformance-client.mjs [--json] [--scenario NAME] [--timeout-s 30]
+// Usage: node scripts/conformance-client.mjs [--json] [--scenario NAME] [--timeout-s 90]  (a per-scenario upper bound; a scenario ends as soon as it is done)
 // Source: issue 10 item 6.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const suiteBin = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const suite = ['--import', join(root, 'conformance/preload.mjs'), suiteBin];
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, scenario: { type: 'string', multiple: true }, 'timeout-s': { type: 'string', default: '30' } } });
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, scenario: { type: 'string', multiple: true }, 'timeout-s': { type: 'string', default: '90' } } });
 
 /** Client scenario names from the suite's `list`. */
 function clientScenarios() {
@@ -75,7 +75,7 @@ const unexpected = failed.filter((s) => !(s in expected));
 const stale = values.scenario ? [] : Object.keys(expected).filter((s) => !failed.includes(s)).sort();
 const seconds = Math.round((Date.now() - started) / 1000);
 if (values.json) {
-  const details = Object.fromEntries(failed.map((s) => [s, results[s].failedChecks]));
+  const details = Object.fromEntries(failed.map((s) => [s, results[s].failedChecks.length > 0 ? results[s].failedChecks : [results[s].tail]]));
   console.log(JSON.stringify({ scenarios: scenarios.length, failed, unexpected, stale, details, seconds }));
 } else {
   console.log(`${scenarios.length} client scenarios in ${seconds} s, ${failed.length} failed (${Object.keys(expected).length} expected)`);
