@@ -32,6 +32,8 @@ export interface ServerCredentials {
   current?: string;
   issuers: Record<string, IssuerCredentials>;
   discovery?: OAuthDiscoveryState;
+  /** The tools the server last listed (not secret), shown while it needs sign-in. */
+  tools?: unknown[];
   /** Why the server last needed sign-in, when it does (no secrets: a reason in words). */
   needsSignIn?: string;
   updatedAt?: number;

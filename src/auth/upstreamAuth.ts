@@ -6,6 +6,7 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { homedir } from 'node:os';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { UpstreamTool } from '../catalog/types.js';
 import type { RemoteServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import type { UpstreamAuth } from '../upstream/types.js';
@@ -70,6 +71,11 @@ export function upstreamAuth(store: CredentialStore, logger: Logger, interactive
       };
       watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, listener);
       return () => unwatchFile(file, listener);
+    },
+    lastTools: (key, server) => (store.read(key, server.url).tools ?? []) as UpstreamTool[],
+    rememberTools: async (key, server, tools) => {
+      if (JSON.stringify(store.read(key, server.url).tools ?? []) === JSON.stringify(tools)) return;
+      await store.update(key, server.url, (record) => void (record.tools = [...tools])).catch((error: Error) => logger.debug(`upstream "${key}": its tool list was not kept: ${error.message}`));
     },
   };
 }

@@ -113,6 +113,7 @@ export class UpstreamConnection {
     this.authProvider = isRemote(server) ? options.auth?.providerFor(key, server) : undefined;
     if (this.authProvider && options.auth && isRemote(server) && server.auth?.grantType !== 'client_credentials') {
       this.signIn = new SignInGate(key, server, options.auth, options.logger, () => void this.start());
+      this.tools = options.auth.lastTools(key, server);
     }
   }
 
@@ -146,6 +147,7 @@ export class UpstreamConnection {
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
+      if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
     } catch (error) {
       if (this.isClosed()) return;

@@ -2,6 +2,7 @@
  * Shapes shared by the upstream folder and its callers.
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { UpstreamTool } from '../catalog/types.js';
 import type { RemoteServerConfig } from '../config/types.js';
 
 /**
@@ -66,4 +67,8 @@ export interface UpstreamAuth {
   readonly signIn?: (key: string, server: RemoteServerConfig, scope?: string) => Promise<boolean>;
   /** Calls `onSignedIn` when credentials for `server` appear in the store (e.g. `toolshelf auth login` in another process); returns the stop function. */
   watch(key: string, server: RemoteServerConfig, onSignedIn: () => void): () => void;
+  /** The tools `server` last listed in any process, so they answer "needs sign-in" before it is signed in (issue #10 item 5). */
+  lastTools(key: string, server: RemoteServerConfig): readonly UpstreamTool[];
+  /** Keeps `tools` as the server's last known list. Never rejects. */
+  rememberTools(key: string, server: RemoteServerConfig, tools: readonly UpstreamTool[]): Promise<void>;
 }

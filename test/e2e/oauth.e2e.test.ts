@@ -184,6 +184,26 @@ describe('OAuth upstreams (issue #10)', () => {
     expect(textOf(await callWhenBack(gw, 'notes__read_note'))).toBe('read_note ok');
   });
 
+  it('after a restart, a server that needs sign-in still shows its last known tools, which answer isError; its sign-in does not hold up the others', async () => {
+    const s = scenario(as, { counter: { command: process.execPath, args: [fixture('counter.mjs')], exposure: 'direct' } });
+    expect((await s.run('auth', 'login', 'notes')).code).toBe(0);
+    const first = await s.serve();
+    expect(textOf(await first.client.callTool({ name: 'notes__read_note', arguments: {} }))).toBe('read_note ok');
+    await first.close();
+    await as.admin('revoke-refresh');
+    await as.admin('expire-access');
+    // A browser that never comes back: the gateway's own sign-in stays pending.
+    s.env.BROWSER = `${process.execPath} -e 0`;
+    const gw = await s.serve();
+    const names = (await gw.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('notes__read_note');
+    const refused = await gw.client.callTool({ name: 'notes__read_note', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('toolshelf auth login notes');
+    const counterTool = names.find((n) => n.startsWith('counter__'))!;
+    expect((await gw.client.callTool({ name: counterTool, arguments: {} })).isError).not.toBe(true);
+  });
+
   it('the gateway signs in by itself when serve meets a server that needs it, then lists its tools with list_changed', async () => {
     const s = scenario(as);
     const gw = await s.serve();
