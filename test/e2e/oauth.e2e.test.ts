@@ -100,7 +100,8 @@ async function callWhenBack(gw: Connected, name: string): Promise<unknown> {
 }
 const servers: AuthServer[] = [];
 
-describe('OAuth upstreams (issue #10)', () => {
+// Each test runs several CLI processes and a gateway: a loaded machine needs the wide limit.
+describe('OAuth upstreams (issue #10)', { timeout: 180_000 }, () => {
   let as: AuthServer;
   let shortLived: AuthServer;
   beforeAll(async () => {
