@@ -3,9 +3,8 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { serverPrefixes } from './catalog/naming.js';
-import { schemaOptionsFor } from './config/defaults.js';
+import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
@@ -48,7 +47,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
   const sessions = new Map<string, GatewaySession>();
   // The serving code loads while the upstreams start (DESIGN §13 start-up).
-  const serving = Promise.all([import('./gateway/session.js'), import('./gateway/http.js'), import('./gateway/stdio.js'), import('./schema/admit.js')]);
+  const serving = Promise.all([import('./gateway/session.js'), import('./gateway/http.js'), import('./gateway/stdio.js'), import('./schema/admit.js'), import('./gateway/instructions.js')]);
   const opened = await openShelf(config, logger, options.version, {
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
@@ -56,17 +55,22 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     onNotification: (server, notification) => {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
     },
-    onServerRequest: (server, method, params, signal) => relayToClient(sessions.values(), server, method, params, signal),
+    // The connection has already decided which client's call the request belongs to (issue #8 point 2).
+    onServerRequest: (_server, method, params, signal, origin) => origin.ask(method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
     interactiveSignIn: true,
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }] = await serving;
+  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { gatewayInstructions, upstreamInstructions }] = await serving;
   const admit = admitter(config, new Admission(), logger);
   const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
+    // Upstreams ready now pass on their instructions; the client reads them once, at initialize (issue #8 point 10).
+    const budgetOf = (server: string): number => config.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
+    const instructions = gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), opened.current().catalogue.counts, budgetOf));
     const session = new GatewaySession({
       id,
+      instructions,
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       version: options.version,
       shelf: opened.current,
@@ -110,9 +114,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
 
   if (options.http) {
     const { host, port } = options.http;
+    const maxSessions = maxSessionsFromEnv(process.env);
     front = await serveHttp({
       host,
       port,
+      ...(maxSessions !== undefined ? { maxSessions } : {}),
       ...(options.token ? { token: options.token } : {}),
       logger,
       createSession: makeSession,
@@ -140,22 +146,4 @@ function admitter(config: Config, admission: Admission, logger: Logger): Admit {
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
     return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
   };
-}
-
-/**
- * Routes an upstream's sampling or elicitation request to a client that declared the capability:
- * preferably one whose call is waiting on that upstream (the request belongs to it), else the one that
- * called upstream most recently. Rejects with -32601 when no connected client can answer.
- */
-function relayToClient(
-  sessions: Iterable<GatewaySession>,
-  server: string,
-  method: string,
-  params: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const able = [...sessions].filter((s) => s.canAnswer(method)).sort((a, b) => b.lastForwardAt - a.lastForwardAt);
-  const chosen = able.find((s) => s.isWaitingOn(server)) ?? able[0];
-  if (!chosen) return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `No connected client supports ${method}`));
-  return chosen.relay(method, params, signal);
 }

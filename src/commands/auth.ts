@@ -8,14 +8,15 @@ import { signIn } from '../auth/flow.js';
 import { authStatus, formatStatus } from '../auth/status.js';
 import { storeFromEnv } from '../auth/upstreamAuth.js';
 import { isRemote, type Config, type RemoteServerConfig } from '../config/types.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport } from './common.js';
+import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport } from './common.js';
 
 export const AUTH_USAGE = `Usage: toolshelf auth login SERVER [--config FILE]   sign in to SERVER in the browser
        toolshelf auth status [--config FILE] [--json]  each remote server's sign-in state
        toolshelf auth logout SERVER [--config FILE]  forget SERVER's credentials
 
 Credentials live in $TOOLSHELF_STATE_DIR (default $XDG_STATE_HOME/toolshelf or ~/.local/state/toolshelf).
-The sign-in URL opens with $BROWSER when set, else the system's opener, and is printed here too.`;
+The sign-in URL opens with $BROWSER when set, else the system's opener, and is printed here too.
+  ${CONFIG_HELP}`;
 
 /** Runs an `auth` subcommand; returns the exit code. */
 export async function runAuth(argv: string[], out: (line: string) => void): Promise<number> {
@@ -44,7 +45,7 @@ export async function runAuth(argv: string[], out: (line: string) => void): Prom
   const server = config.mcpServers[name!];
   if (!server || !isRemote(server)) {
     const known = remoteServers(config).map(([key]) => key);
-    return err(`toolshelf: "${name}" is not a remote server in ${values.config} (remote servers: ${known.join(', ') || 'none'})`), EXIT_USAGE;
+    return err(`toolshelf: "${name}" is not a remote server in the config (remote servers: ${known.join(', ') || 'none'})`), EXIT_USAGE;
   }
   if (action === 'logout') {
     out((await store.remove(name!, server.url)) ? `Signed out of "${name}": its credentials are forgotten.` : `No credentials were stored for "${name}".`);
@@ -60,7 +61,7 @@ export async function runAuth(argv: string[], out: (line: string) => void): Prom
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c', default: DEFAULT_CONFIG }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
     strict: true,
     allowPositionals: true,
   });

@@ -6,6 +6,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontext
 import type { OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import { isRemote, type RemoteServerConfig, type ServerConfig } from '../config/types.js';
 import { ChildStdioTransport } from './stdioTransport.js';
+import type { GroupRegistry } from './watchdog.js';
 
 /**
  * Makes the transports to try, in order, for one connection attempt to `server`; stderr lines of a
@@ -13,9 +14,13 @@ import { ChildStdioTransport } from './stdioTransport.js';
  */
 export type TransportFactory = (server: ServerConfig, onStderrLine: (line: string) => void, authProvider?: OAuthClientProvider) => (() => Transport)[];
 
-/** The default {@link TransportFactory}: a stdio child (cwd relative to `baseDir`), or {@link remoteTransports}. */
-export function transportsFor(baseDir: string): TransportFactory {
-  return (server, onStderrLine, authProvider) => (isRemote(server) ? remoteTransports(server, authProvider) : [() => new ChildStdioTransport(server, baseDir, onStderrLine)]);
+/**
+ * The default {@link TransportFactory}: a stdio child (cwd relative to `baseDir`, its process group
+ * registered with `groups`), or {@link remoteTransports}.
+ */
+export function transportsFor(baseDir: string, groups?: GroupRegistry): TransportFactory {
+  return (server, onStderrLine, authProvider) =>
+    isRemote(server) ? remoteTransports(server, authProvider) : [() => new ChildStdioTransport(server, baseDir, onStderrLine, groups)];
 }
 
 /** Remote transports to try in order: Streamable HTTP then SSE for `auto` (MCP spec, Transports › Backwards compatibility). */
