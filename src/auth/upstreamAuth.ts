@@ -74,7 +74,9 @@ export function upstreamAuth(store: CredentialStore, logger: Logger, interactive
     },
     lastTools: (key, server) => (store.read(key, server.url).tools ?? []) as UpstreamTool[],
     rememberTools: async (key, server, tools) => {
-      if (JSON.stringify(store.read(key, server.url).tools ?? []) === JSON.stringify(tools)) return;
+      const record = store.read(key, server.url);
+      // Only for servers signed into (a server that never asked for credentials leaves no file), and only on change.
+      if (record.current === undefined || JSON.stringify(record.tools ?? []) === JSON.stringify(tools)) return;
       await store.update(key, server.url, (record) => void (record.tools = [...tools])).catch((error: Error) => logger.debug(`upstream "${key}": its tool list was not kept: ${error.message}`));
     },
   };

@@ -83,6 +83,6 @@ export interface UpstreamAuth {
   watch(key: string, server: RemoteServerConfig, onSignedIn: () => void): () => void;
   /** The tools `server` last listed in any process, so they answer "needs sign-in" before it is signed in (issue #10 item 5). */
   lastTools(key: string, server: RemoteServerConfig): readonly UpstreamTool[];
-  /** Keeps `tools` as the server's last known list. Never rejects. */
+  /** Keeps `tools` as the last known list of a server signed into (others leave nothing on disk). Never rejects. */
   rememberTools(key: string, server: RemoteServerConfig, tools: readonly UpstreamTool[]): Promise<void>;
 }
