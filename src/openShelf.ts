@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileManifestMemo } from './discovery/manifestMemo.js';
 import { ListingCache } from './upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from './upstream/pool.js';
+import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
 
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
@@ -96,6 +97,8 @@ export interface ShelfHooks {
    * lazy upstreams start on first use) and rendered manifests memoized beside them (issue #11).
    */
   readonly stateDir?: string;
+  /** The gateway signs in to OAuth upstreams in the browser by itself (serve only; issue #10 item 2). */
+  readonly interactiveSignIn?: boolean;
 }
 
 /**
@@ -106,7 +109,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
@@ -127,6 +130,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     ...(cache ? { cache } : {}),
     // Read at each use: a reload that changes the defaults applies to running upstreams too.
     lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
+    auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);

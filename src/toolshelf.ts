@@ -70,6 +70,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     onServerRequest: (_server, method, params, signal, origin) => origin.ask(method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+    interactiveSignIn: true,
   });
   const watch = options.configFile ? await watchForReload(options.configFile, opened, logger) : undefined;
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };

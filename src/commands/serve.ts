@@ -18,6 +18,7 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
        toolshelf inspect [--config FILE] [--json]          what each upstream costs on the wire
        toolshelf search "QUERY" [--limit N] [--config FILE] what tool_search would answer
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--json]   ranking quality
+       toolshelf auth login SERVER | status | logout SERVER   OAuth sign-in to remote servers
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
   ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}

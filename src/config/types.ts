@@ -66,12 +66,36 @@ export interface StdioServerConfig extends ServerCommon {
   readonly cwd?: string;
 }
 
+/**
+ * OAuth 2.1 sign-in settings for a remote upstream (MCP spec, Authorization; issue #10 item 1).
+ * Every string may use `${VAR}`. Absent: a server that answers 401 is signed into with defaults.
+ */
+export interface AuthSettings {
+  /** A client ID registered in advance (skips dynamic registration). */
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** Space-separated scopes to ask for (default: the server's challenge, else its metadata). */
+  readonly scope?: string;
+  /** HTTPS URL of a client ID metadata document (CIMD), used where the authorization server supports it. */
+  readonly clientMetadataUrl?: string;
+  /** `authorization_code` (default: a user signs in) or `client_credentials` (no user). */
+  readonly grantType?: 'authorization_code' | 'client_credentials';
+  /** PEM private key for `private_key_jwt` client authentication (RFC 7523). */
+  readonly privateKey?: string;
+  /** JWS algorithm for `privateKey` (default RS256). */
+  readonly signingAlgorithm?: string;
+  /** Longest a browser sign-in may take, in ms (default 300,000). */
+  readonly signInTimeoutMs?: number;
+}
+
 /** A remote upstream over Streamable HTTP, falling back to SSE (DESIGN §11). */
 export interface RemoteServerConfig extends ServerCommon {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** `auto` (default) tries Streamable HTTP then SSE. */
   readonly transport?: 'auto' | 'streamable-http' | 'sse';
+  /** OAuth sign-in settings (issue #10). */
+  readonly auth?: AuthSettings;
 }
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;

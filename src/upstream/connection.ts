@@ -21,13 +21,15 @@ import { describeFailure } from './failure.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
+import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import type { ListingStore } from './listingCache.js';
+import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
-import type { CallOptions, CallOutcome, RequestOrigin, UpstreamStatus } from './types.js';
+import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
 import type { GroupRegistry } from './watchdog.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
@@ -70,6 +72,8 @@ export interface ConnectionOptions {
    * use so a reloaded config applies to running upstreams (default: eager).
    */
   readonly lazyDefaults?: () => { readonly lazy: boolean; readonly idleStopMs: number };
+  /** OAuth sign-in for remote upstreams (issue #10); without it remote servers get only their `headers`. */
+  readonly auth?: UpstreamAuth;
   /** Told of every stdio process group, so the groups end even if the gateway is killed (set by the pool). */
   readonly groups?: GroupRegistry;
 }
@@ -112,6 +116,9 @@ export class UpstreamConnection {
   /** Calls and requests under way; an idle lazy upstream is stopped only when none is. */
   private inUse = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  private readonly authProvider: ReturnType<UpstreamAuth['providerFor']>;
+  /** The needs-sign-in state of an OAuth upstream (issue #10). */
+  private readonly signIn: SignInGate | undefined;
 
   constructor(
     readonly key: string,
@@ -135,6 +142,11 @@ export class UpstreamConnection {
       },
       onToolsChanged: () => options.onToolsChanged(key),
     });
+    this.authProvider = isRemote(server) ? options.auth?.providerFor(key, server) : undefined;
+    if (this.authProvider && options.auth && isRemote(server) && server.auth?.grantType !== 'client_credentials') {
+      this.signIn = new SignInGate(key, server, options.auth, options.logger, () => void this.start());
+      this.tools = options.auth.lastTools(key, server);
+    }
   }
 
   /** Whether this upstream starts on first use and stops when idle (issue #11 point 2). */
@@ -258,12 +270,14 @@ export class UpstreamConnection {
       this.upSince = Date.now();
       this.saveListing();
       this.stderrTail.markUp();
+      if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
       // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
       this.relister.resume();
       this.touch();
     } catch (error) {
       if (this.isClosed()) return;
+      if (this.signIn && signInFailure(error)) return this.needSignIn(true);
       this.lastError = describeFailure(error, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
       const repeated = this.lastError === this.lastWarned;
@@ -287,7 +301,7 @@ export class UpstreamConnection {
     const make = this.options.transports ?? transportsFor(this.options.baseDir, this.options.groups);
     let lastError: unknown = new Error('no transport for this server');
     this.stderrTail.clear();
-    for (const candidate of make(this.server, (line) => this.onStderr(line))) {
+    for (const candidate of make(this.server, (line) => this.onStderr(line), this.authProvider)) {
       if (!this.isCurrent(generation)) break;
       const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest());
       this.client = client;
@@ -308,6 +322,9 @@ export class UpstreamConnection {
         lastError = error;
         if (!this.isCurrent(generation)) break;
         this.endClient();
+        // Credentials are refused whatever the transport: trying SSE would only ask again.
+        if (signInFailure(error)) break;
+        this.options.logger.debug(`upstream "${this.key}": ${error instanceof Error ? error.message : String(error)}; trying the next transport`);
       }
     }
     throw lastError;
@@ -377,20 +394,38 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const outcome = await this.inUseFor(() =>
-      this.calls.track(options.origin, () =>
-        this.withRenewal((client) =>
-          sendToolCall(client, name, args, options, {
-            server: this.server,
-            isCurrent: (sent) => sent === this.client,
-            retryInMs: () => this.retryInMs(),
-          }),
+    const send = (): Promise<CallOutcome | typeof SESSION_EXPIRED | undefined> =>
+      this.inUseFor(() =>
+        this.calls.track(options.origin, () =>
+          this.withRenewal((client) =>
+            sendToolCall(client, name, args, options, {
+              server: this.server,
+              isCurrent: (sent) => sent === this.client,
+              retryInMs: () => this.retryInMs(),
+            }),
+          ),
         ),
-      ),
-    );
+      );
+    let outcome = await send();
+    // A 403 insufficient_scope the SDK could not step up without a browser: sign in for the wider scope once, then retry once.
+    if (outcome !== undefined && outcome !== SESSION_EXPIRED && outcome.kind === 'unavailable' && outcome.stepUpScope && (await this.signIn?.stepUp(outcome.stepUpScope))) {
+      outcome = await send();
+    }
     if (outcome === undefined) return this.unavailable();
     if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
+    if (outcome.kind === 'unavailable' && outcome.needsSignIn && this.signIn) {
+      this.needSignIn(false);
+      return this.unavailable();
+    }
     return outcome;
+  }
+
+  /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
+  private needSignIn(onStart: boolean): void {
+    this.status = 'needs_sign_in';
+    this.endClient();
+    this.signIn!.enter(onStart);
+    this.lastError = this.signIn!.message();
   }
 
   /**
@@ -430,6 +465,7 @@ export class UpstreamConnection {
   }
 
   private unavailable(): CallOutcome {
+    if (this.status === 'needs_sign_in' && this.signIn) return { kind: 'unavailable', reason: this.signIn.message() };
     if (this.status === 'starting') return { kind: 'unavailable', reason: `${this.lastError || 'it is starting'}; it is restarting now` };
     const retryInMs = this.retryInMs();
     return { kind: 'unavailable', reason: this.lastError || this.status, ...(retryInMs !== undefined ? { retryInMs } : {}) };
@@ -456,6 +492,7 @@ export class UpstreamConnection {
     clearTimeout(this.idleTimer);
     this.relister.close();
     this.notifications?.close();
+    this.signIn?.close();
     this.abandonStart?.(new Error('closed'));
     this.endClient();
     await Promise.all(this.ending.values());
