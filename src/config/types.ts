@@ -53,6 +53,11 @@ interface ServerCommon {
   readonly lazy?: boolean;
   /** A lazy upstream unused this long in ms is stopped; 0 never (default: the top-level `idleStopMs`). */
   readonly idleStopMs?: number;
+  /**
+   * The MCP era spoken to this upstream: `auto` (default) probes with `server/discover` once and
+   * caches the verdict; `legacy` (2025 `initialize`) and `modern` (2026-07-28) never probe (issue #9 point 4).
+   */
+  readonly protocol?: 'auto' | 'legacy' | 'modern';
 }
 
 /** A stdio upstream: a child process speaking MCP on stdin/stdout (DESIGN §11). */

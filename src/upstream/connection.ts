@@ -12,7 +12,7 @@
  * M5–M7, C5).
  */
 import { ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
-import type { Client, Transport } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
@@ -24,7 +24,8 @@ import { NotificationGate, type UpstreamNotification } from './notificationGate.
 import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
-import type { ListingStore } from './listingCache.js';
+import { cachedVerdict, type ListingStore } from './listingCache.js';
+import { negotiationFor, priorFor, probeEndedChild, verdictOf, type EraVerdict } from './era.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
@@ -109,6 +110,8 @@ export class UpstreamConnection {
   private readonly relister: Relister;
   /** Capabilities from the cache, reported while the upstream is stopped. */
   private cachedCapabilities: Record<string, unknown> | undefined;
+  /** The protocol era this upstream speaks, from the cache or the last connect (issue #9 point 4). */
+  private verdict: EraVerdict | undefined;
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
   /** The start in progress, awaited by a first use. */
@@ -170,6 +173,7 @@ export class UpstreamConnection {
     this.tools = cached.tools;
     this.instructions = cached.instructions;
     this.cachedCapabilities = cached.capabilities;
+    this.verdict = cachedVerdict(cached);
     this.fromCache = true;
     if (this.lazy) this.status = 'idle';
     else void this.start();
@@ -228,7 +232,7 @@ export class UpstreamConnection {
     const instructions = client?.getInstructions();
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
-    this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}) });
+    this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}), ...this.verdict });
   }
 
   /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
@@ -303,11 +307,8 @@ export class UpstreamConnection {
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line), this.authProvider)) {
       if (!this.isCurrent(generation)) break;
-      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest());
-      this.client = client;
-      this.transport = candidate();
       try {
-        await client.connect(this.transport, { timeout: remaining(deadline) });
+        const client = await this.connectInEra(candidate, generation, deadline);
         client.onclose = () => this.onClosed(client);
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
         // A list_changed on a call's stream must not run the re-list as part of that call.
@@ -320,6 +321,8 @@ export class UpstreamConnection {
         return;
       } catch (error) {
         lastError = error;
+        // A cached verdict may be stale (the server changed era): the next start probes afresh.
+        this.verdict = undefined;
         if (!this.isCurrent(generation)) break;
         this.endClient();
         // Credentials are refused whatever the transport: trying SSE would only ask again.
@@ -328,6 +331,34 @@ export class UpstreamConnection {
       }
     }
     throw lastError;
+  }
+
+  /**
+   * Connects a new Client over `candidate()` in the upstream's era: the cached verdict as `prior`
+   * (no probe), else as the entry's `protocol` says (era.ts). A stdio child that exits on the probe
+   * is a legacy server: it is spawned once more and connected with `{ kind: 'legacy' }` (issue #9 point 4).
+   * Records the verdict. @throws what the connect throws.
+   */
+  private async connectInEra(candidate: () => Transport, generation: number, deadline: number): Promise<Client> {
+    const setting = this.server.protocol;
+    const open = async (prior: PriorDiscovery | undefined): Promise<Client> => {
+      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest(), negotiationFor(setting, !isRemote(this.server), this.startTimeoutMs()));
+      this.client = client;
+      this.transport = candidate();
+      await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
+      return client;
+    };
+    let client: Client;
+    try {
+      client = await open(priorFor(setting, this.verdict));
+    } catch (error) {
+      if (!probeEndedChild(error) || !this.isCurrent(generation)) throw error;
+      this.options.logger.debug(`upstream "${this.key}" exited on the server/discover probe: a legacy server; starting it again`);
+      this.endClient();
+      client = await open({ kind: 'legacy' });
+    }
+    this.verdict = verdictOf(client);
+    return client;
   }
 
   /**

@@ -4,16 +4,19 @@
  * use. One file per server entry under `<state>/catalog/`, named by a hash of what decides the
  * listing (command, args, env, cwd, url, headers, transport, and the config folder relative paths
  * resolve against): an edited entry gets a new name and is listed afresh; toolshelf's own keys
- * (exposure, keywords, timeouts) change nothing upstream and keep the cache. Written atomically, 0600.
+ * (exposure, keywords, timeouts) change nothing upstream and keep the cache. The record also keeps the
+ * upstream's protocol era verdict (era.ts, issue #9 point 4). Written atomically, 0600.
  * A missing, unreadable or foreign file is a miss, never an error. Source: issue #11 point 2.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DiscoverResult } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import { stableHash } from '../lib/hash.js';
 import { writePrivateFile } from '../lib/stateDir.js';
 import type { Logger } from '../trace/log.js';
+import type { EraVerdict } from './era.js';
 
 /** Bumped when the record's shape changes; a record of another format is a miss. */
 export const LISTING_FORMAT = 1;
@@ -25,10 +28,10 @@ export interface UpstreamListing {
   readonly instructions?: string;
   /** Capabilities from its initialize result (resources and prompts pass-through while it is stopped). */
   readonly capabilities?: Record<string, unknown>;
-  /** Protocol era verdict, for the issue #9 negotiation: a later start pays no probe. */
+  /** Protocol era verdict (era.ts): a later start connects with it as `prior` and pays no probe (issue #9 point 4). */
   readonly era?: 'modern' | 'legacy';
-  /** The `server/discover` result behind a `modern` verdict (issue #9). */
-  readonly discover?: Record<string, unknown>;
+  /** The `server/discover` result behind a `modern` verdict (issue #9 point 4). */
+  readonly discover?: DiscoverResult;
 }
 
 /** The file's content: the listing plus what identifies it. */
@@ -47,10 +50,17 @@ export interface ListingStore {
   save(key: string, server: ServerConfig, listing: UpstreamListing): void;
 }
 
+/** The era verdict in `listing`, if it holds a whole one (a `modern` era needs its discover result). */
+export function cachedVerdict(listing: UpstreamListing): EraVerdict | undefined {
+  if (listing.era === 'legacy') return { era: 'legacy' };
+  return listing.era === 'modern' && listing.discover ? { era: 'modern', discover: listing.discover } : undefined;
+}
+
 /** The fields of a server entry that decide what the upstream lists, with `baseDir`. */
 function identity(server: ServerConfig, baseDir: string): unknown {
-  if (isRemote(server)) return { url: server.url, headers: server.headers, transport: server.transport };
-  return { command: server.command, args: server.args, env: server.env, inheritEnv: server.inheritEnv, cwd: server.cwd, baseDir };
+  // `protocol` changes what is spoken, so a cached era verdict of another setting is not reused.
+  if (isRemote(server)) return { url: server.url, headers: server.headers, transport: server.transport, protocol: server.protocol };
+  return { command: server.command, args: server.args, env: server.env, inheritEnv: server.inheritEnv, cwd: server.cwd, baseDir, protocol: server.protocol };
 }
 
 /** The cache under `<stateDir>/catalog/`. */

@@ -5,7 +5,7 @@
  * client whose call caused it, as `owner` decides; when it cannot tell, the upstream gets a JSON-RPC
  * error and no client sees the request. Source: MCP spec, Client features; issue #5 item 4; issue #8 point 2.
  */
-import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, ProtocolErrorCode, type ClientOptions } from '@modelcontextprotocol/client';
 import type { Owner } from './callRouting.js';
 import type { RequestOrigin } from './types.js';
 
@@ -29,10 +29,18 @@ const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {} };
  * A new, unconnected Client for upstream `key`, introducing itself as toolshelf `version`. With
  * `relay`, it declares sampling and elicitation and hands each such request to `relay` with the
  * origin `owner()` names (read while the request is handled); when `owner()` names none, the upstream
- * gets -32600 with the reason. Without `relay`, it declares no capabilities.
+ * gets -32600 with the reason. Without `relay`, it declares no capabilities. `versionNegotiation`
+ * picks the era handshake (era.ts); on the modern era the same handlers answer an upstream's
+ * `input_required` rounds, the SDK Client sending the answers back (issue #9 point 4).
  */
-export function newUpstreamClient(key: string, version: string, relay: ServerRequestRelay | undefined, owner: () => Owner): Client {
-  const client = new Client({ name: 'toolshelf', version }, { capabilities: relay ? RELAYED_CAPABILITIES : {} });
+export function newUpstreamClient(
+  key: string,
+  version: string,
+  relay: ServerRequestRelay | undefined,
+  owner: () => Owner,
+  versionNegotiation?: ClientOptions['versionNegotiation'],
+): Client {
+  const client = new Client({ name: 'toolshelf', version }, { capabilities: relay ? RELAYED_CAPABILITIES : {}, ...(versionNegotiation ? { versionNegotiation } : {}) });
   if (!relay) return client;
   for (const method of ['sampling/createMessage', 'elicitation/create'] as const) {
     client.setRequestHandler(method, (request, ctx) => {

@@ -97,6 +97,14 @@ export class ChildStdioTransport implements Transport {
     return this.child?.pid;
   }
 
+  /**
+   * Always null: stderr lines go to `onStderrLine`. Present so the SDK's era probe sees a stdio
+   * transport, where a silent server is a legacy one rather than an outage (issue #9 point 4).
+   */
+  get stderr(): null {
+    return null;
+  }
+
   /** How the connection ended on the server's side: it exited, or it closed its stdout while running. Undefined while open. */
   get endedBy(): 'exited' | 'closed its stdout' | undefined {
     if (!this.closed) return undefined;

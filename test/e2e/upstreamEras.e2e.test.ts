@@ -1,0 +1,89 @@
+/**
+ * Upstreams of either protocol era behind one gateway (issue #9 point 4), through the built CLI
+ * with a real SDK Client: a modern-only upstream (the v2 `modernOnly.mjs` fixture, 2025 handshake
+ * refused) beside the bundled 2025-only npm servers. The era of each is negotiated on the first start
+ * and cached in the catalogue cache record; the second start sends no `server/discover` (counted by
+ * the fixture). Read from the record files under `<state>/catalog/`.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixture, serverEntry, startStdio, tempDir, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
+
+const open: Connected[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((g) => g.close()));
+});
+
+/** The config: the stdio modern-only fixture, logging each probe, and the four bundled legacy servers, all direct. */
+function mixedConfig(extraServers: Record<string, unknown> = {}) {
+  const dir = tempDir();
+  const discoverLog = join(dir, 'discover.log');
+  const path = writeConfig(
+    {
+      mcpServers: {
+        modern: { command: 'node', args: [fixture('modernOnly.mjs')], env: { DISCOVER_LOG: discoverLog }, exposure: 'direct' },
+        everything: { command: 'node', args: [serverEntry('everything'), 'stdio'], exposure: 'direct' },
+        files: { command: 'node', args: [serverEntry('filesystem'), dir], exposure: 'direct' },
+        memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }, exposure: 'direct' },
+        thinking: { command: 'node', args: [serverEntry('sequential-thinking')], exposure: 'direct' },
+        ...extraServers,
+      },
+    },
+    dir,
+  );
+  const probes = (): number => (existsSync(discoverLog) ? readFileSync(discoverLog, 'utf8').split('\n').filter(Boolean).length : 0);
+  return { path, dir, probes };
+}
+
+/** Era verdicts in the catalogue cache records, by server key. */
+function verdicts(): Record<string, string | undefined> {
+  const folder = join(process.env.TOOLSHELF_STATE_DIR!, 'catalog');
+  const out: Record<string, string | undefined> = {};
+  for (const name of readdirSync(folder).filter((f) => f.startsWith('upstream-') && f.endsWith('.json'))) {
+    const record = JSON.parse(readFileSync(join(folder, name), 'utf8')) as { server: string; era?: string };
+    out[record.server] = record.era;
+  }
+  return out;
+}
+
+async function start(path: string): Promise<Connected> {
+  const gateway = await startStdio(path, ['--no-share']);
+  open.push(gateway);
+  return gateway;
+}
+
+const names = async (g: Connected): Promise<string[]> => (await g.client.listTools()).tools.map((t) => t.name);
+
+describe('upstreams of both eras', () => {
+  it('lists and calls a modern-only and the legacy-only upstreams, and caches each verdict so the second start sends no probe', async () => {
+    const { path, probes } = mixedConfig();
+    const first = await start(path);
+    const listed = await names(first);
+    expect(listed).toEqual(expect.arrayContaining(['modern__echo', 'everything__echo', 'files__list_directory', 'memory__read_graph', 'thinking__sequentialthinking']));
+    expect(textOf(await first.client.callTool({ name: 'modern__echo', arguments: { text: 'hi' } }))).toBe('modern echo: hi');
+    expect(textOf(await first.client.callTool({ name: 'everything__echo', arguments: { message: 'old' } }))).toContain('old');
+    expect(textOf(await first.client.callTool({ name: 'memory__read_graph', arguments: {} }))).toContain('entities');
+    expect(probes()).toBe(1);
+    expect(verdicts()).toEqual({ modern: 'modern', everything: 'legacy', files: 'legacy', memory: 'legacy', thinking: 'legacy' });
+    await first.close();
+
+    const second = await start(path);
+    expect(textOf(await second.client.callTool({ name: 'modern__echo', arguments: { text: 'again' } }))).toBe('modern echo: again');
+    expect(textOf(await second.client.callTool({ name: 'everything__echo', arguments: { message: 'old again' } }))).toContain('old again');
+    expect(probes()).toBe(1); // the cached modern verdict: connected with `prior`, no server/discover
+  });
+
+  it('speaks the 2025 handshake to a server set to protocol "legacy" without probing, and pins a "modern" one', async () => {
+    const { path, probes } = mixedConfig();
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> };
+    config.mcpServers.modern!.protocol = 'modern';
+    config.mcpServers.everything!.protocol = 'legacy';
+    writeFileSync(path, JSON.stringify(config));
+    const gateway = await start(path);
+    expect(textOf(await gateway.client.callTool({ name: 'modern__echo', arguments: { text: 'pinned' } }))).toBe('modern echo: pinned');
+    expect(textOf(await gateway.client.callTool({ name: 'everything__echo', arguments: { message: 'fixed' } }))).toContain('fixed');
+    expect(probes()).toBe(1); // the pin is one probe that must find 2026-07-28
+    expect(verdicts()).toMatchObject({ modern: 'modern', everything: 'legacy' });
+  });
+});
