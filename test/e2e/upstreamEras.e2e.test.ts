@@ -86,4 +86,26 @@ describe('upstreams of both eras', () => {
     expect(probes()).toBe(1); // the pin is one probe that must find 2026-07-28
     expect(verdicts()).toMatchObject({ modern: 'modern', everything: 'legacy' });
   });
+
+  it.each(['exit', 'silent'])('takes a stdio server that mishandles the probe (%s) as legacy, once', async (onProbe) => {
+    const dir = tempDir();
+    const pids = join(dir, 'pids.txt');
+    const discoverLog = join(dir, 'discover.log');
+    const path = writeConfig(
+      { mcpServers: { shy: { command: 'node', args: [fixture('probeShy.mjs')], env: { ON_PROBE: onProbe, RECORD_PIDS: pids, DISCOVER_LOG: discoverLog }, exposure: 'direct', startTimeoutMs: 8_000 } } },
+      dir,
+    );
+    const count = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+    const first = await start(path);
+    expect(textOf(await first.client.callTool({ name: 'shy__shy', arguments: {} }))).toBe('still legacy');
+    expect(count(discoverLog)).toBe(1);
+    expect(count(pids)).toBe(onProbe === 'exit' ? 2 : 1); // an exit on the probe costs one more spawn
+    expect(verdicts()).toEqual({ shy: 'legacy' });
+    await first.close();
+
+    const second = await start(path);
+    expect(textOf(await second.client.callTool({ name: 'shy__shy', arguments: {} }))).toBe('still legacy');
+    expect(count(discoverLog)).toBe(1); // the cached legacy verdict: no probe, one spawn
+    expect(count(pids)).toBe(onProbe === 'exit' ? 3 : 2);
+  });
 });
