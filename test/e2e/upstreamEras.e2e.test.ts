@@ -5,15 +5,34 @@
  * and cached in the catalogue cache record; the second start sends no `server/discover` (counted by
  * the fixture). Read from the record files under `<state>/catalog/`.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, serverEntry, startStdio, tempDir, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
 
 const open: Connected[] = [];
+const servers: ChildProcess[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((g) => g.close()));
+  for (const child of servers.splice(0)) child.kill();
 });
+
+/** Starts the modern-only fixture over Streamable HTTP (`createMcpHandler`, legacy refused); resolves to its URL. */
+async function modernHttp(discoverLog: string): Promise<string> {
+  const child = spawn(process.execPath, [fixture('modernOnly.mjs'), '--http'], { env: { ...process.env, DISCOVER_LOG: discoverLog }, stdio: ['ignore', 'pipe', 'inherit'] });
+  servers.push(child);
+  const port = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.once('exit', () => reject(new Error(`modernOnly --http exited: ${output}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening (\d+)/.exec(output);
+      if (found) resolve(found[1]!);
+    });
+  });
+  return `http://127.0.0.1:${port}/mcp`;
+}
 
 /** The config: the stdio modern-only fixture, logging each probe, and the four bundled legacy servers, all direct. */
 function mixedConfig(extraServers: Record<string, unknown> = {}) {
@@ -107,5 +126,26 @@ describe('upstreams of both eras', () => {
     expect(textOf(await second.client.callTool({ name: 'shy__shy', arguments: {} }))).toBe('still legacy');
     expect(count(discoverLog)).toBe(1); // the cached legacy verdict: no probe, one spawn
     expect(count(pids)).toBe(onProbe === 'exit' ? 3 : 2);
+  });
+
+  it('negotiates and caches the era of a modern-only Streamable HTTP upstream beside a legacy stdio one', async () => {
+    const dir = tempDir();
+    const discoverLog = join(dir, 'discover.log');
+    const url = await modernHttp(discoverLog);
+    const path = writeConfig(
+      { mcpServers: { web: { url, exposure: 'direct' }, everything: { command: 'node', args: [serverEntry('everything'), 'stdio'], exposure: 'direct' } } },
+      dir,
+    );
+    const probes = (): number => (existsSync(discoverLog) ? readFileSync(discoverLog, 'utf8').split('\n').filter(Boolean).length : 0);
+    const first = await start(path);
+    expect(textOf(await first.client.callTool({ name: 'web__echo', arguments: { text: 'over http' } }))).toBe('modern echo: over http');
+    expect(textOf(await first.client.callTool({ name: 'everything__echo', arguments: { message: 'stdio' } }))).toContain('stdio');
+    expect(probes()).toBe(1);
+    expect(verdicts()).toEqual({ web: 'modern', everything: 'legacy' });
+    await first.close();
+
+    const second = await start(path);
+    expect(textOf(await second.client.callTool({ name: 'web__echo', arguments: { text: 'again' } }))).toBe('modern echo: again');
+    expect(probes()).toBe(1);
   });
 });
