@@ -148,4 +148,36 @@ describe('upstreams of both eras', () => {
     expect(textOf(await second.client.callTool({ name: 'web__echo', arguments: { text: 'again' } }))).toBe('modern echo: again');
     expect(probes()).toBe(1);
   });
+
+  it('passes resources, prompts, completion, progress and cancellation through to a modern-only upstream beside legacy ones', async () => {
+    const { path } = mixedConfig();
+    const gw = await start(path);
+    const { resources } = await gw.client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['modern://note', 'demo://resource/static/document/architecture.md']));
+    expect((await gw.client.readResource({ uri: 'modern://note' })).contents[0]).toMatchObject({ text: 'modern note at modern://note' });
+    expect((await gw.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('modern://notes/{name}');
+    expect((await gw.client.readResource({ uri: 'modern://notes/todo' })).contents[0]).toMatchObject({ text: 'modern note at modern://notes/todo' });
+
+    const prompts = (await gw.client.listPrompts()).prompts.map((p) => p.name);
+    expect(prompts).toEqual(expect.arrayContaining(['modern__greet', 'everything__args-prompt']));
+    expect(JSON.stringify((await gw.client.getPrompt({ name: 'modern__greet', arguments: { name: 'Ada' } })).messages)).toContain('Hello, Ada!');
+    const done = await gw.client.complete({ ref: { type: 'ref/prompt', name: 'modern__greet' }, argument: { name: 'name', value: 'a' } });
+    expect(done.completion.values).toEqual(['ada', 'alan']);
+
+    const updates: { progress: number; total?: number }[] = [];
+    const ticked = await gw.client.callTool({ name: 'modern__ticks', arguments: { count: 3 } }, { onprogress: (p) => void updates.push(p) });
+    expect(textOf(ticked)).toBe('ticked 3');
+    expect(updates.map((u) => u.progress)).toEqual([1, 2, 3]);
+
+    const abort = new AbortController();
+    const hung = gw.client.callTool({ name: 'modern__hang', arguments: {} }, { signal: abort.signal });
+    setTimeout(() => abort.abort('enough'), 300);
+    await expect(hung).rejects.toThrow();
+    let cancelled = '0';
+    for (let i = 0; i < 30 && cancelled === '0'; i++) {
+      cancelled = textOf(await gw.client.callTool({ name: 'modern__cancellations', arguments: {} }));
+      if (cancelled === '0') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(cancelled).toBe('1');
+  });
 });
