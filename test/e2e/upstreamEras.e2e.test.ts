@@ -9,7 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixture, serverEntry, startStdio, tempDir, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import { cliPath, fixture, serverEntry, startStdio, tempDir, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
 
 const open: Connected[] = [];
 const servers: ChildProcess[] = [];
@@ -179,5 +181,32 @@ describe('upstreams of both eras', () => {
       if (cancelled === '0') await new Promise((r) => setTimeout(r, 100));
     }
     expect(cancelled).toBe('1');
+  });
+
+  it.each(['stdio', 'http'])('maps a modern upstream\'s input_required to sampling and elicitation requests to a legacy client and sends the answers back (%s)', async (via) => {
+    const dir = tempDir();
+    const discoverLog = join(dir, 'discover.log');
+    const upstream = via === 'http' ? { url: await modernHttp(discoverLog) } : { command: 'node', args: [fixture('modernOnly.mjs')] };
+    const path = writeConfig({ mcpServers: { modern: { ...upstream, exposure: 'direct' } } }, dir);
+    const asked: string[] = [];
+    const client = new Client({ name: 'legacy-capable', version: '1' }, { capabilities: { sampling: {}, elicitation: {} } });
+    client.setRequestHandler('sampling/createMessage', (request) => {
+      asked.push(`sampling: ${JSON.stringify(request.params.messages[0]?.content)}`);
+      return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'forty-two' } };
+    });
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(`elicitation: ${request.params.message}`);
+      return { action: 'accept', content: { reply: 'yes' } };
+    });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', path, '--no-share'], env: { ...process.env } as Record<string, string>, stderr: 'ignore' }));
+    open.push({ client, pid: 0, stderr: [], close: () => client.close() });
+    expect(client.getProtocolEra()).toBe('legacy');
+
+    const sampled = textOf(await client.callTool({ name: 'modern__ask', arguments: { kind: 'sampling', prompt: 'The answer?' } }));
+    expect(sampled).toContain('answered:');
+    expect(sampled).toContain('forty-two');
+    const elicited = textOf(await client.callTool({ name: 'modern__ask', arguments: { kind: 'elicitation', prompt: 'Proceed?' } }));
+    expect(elicited).toContain('"reply":"yes"');
+    expect(asked).toEqual(['sampling: {"type":"text","text":"The answer?"}', 'elicitation: Proceed?']);
   });
 });
