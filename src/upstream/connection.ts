@@ -25,7 +25,7 @@ import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { cachedVerdict, type ListingStore } from './listingCache.js';
-import { negotiationFor, priorFor, probeEndedChild, verdictOf, type EraVerdict } from './era.js';
+import { listenForChanges, negotiationFor, priorFor, probeEndedChild, verdictOf, type EraVerdict } from './era.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
@@ -314,6 +314,7 @@ export class UpstreamConnection {
         // A list_changed on a call's stream must not run the re-list as part of that call.
         client.setNotificationHandler('notifications/tools/list_changed', () => outsideCalls(() => this.relister.schedule()));
         client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
+        listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${error.message}`));
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;

@@ -72,3 +72,31 @@ export function verdictOf(client: Client): EraVerdict | undefined {
 export function probeEndedChild(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /connection closed during the server\/discover probe/.test(error.message);
 }
+
+/**
+ * On a modern connection, opens the `subscriptions/listen` stream for the list changes `client`'s
+ * server advertises (2026-07-28 delivers none unsolicited), so the handlers registered for
+ * `notifications/*\/list_changed` fire as on a legacy connection. The stream is opened again after
+ * `retryMs` if it drops (`remote`) while `current()` holds. Nothing is opened on a legacy connection.
+ * Source: SDK docs/clients/subscriptions.md; MCP 2026-07-28, subscriptions/listen.
+ */
+export function listenForChanges(client: Client, current: () => boolean, onError: (error: Error) => void, retryMs = 1_000): void {
+  if (client.getProtocolEra() !== 'modern') return;
+  const caps = client.getServerCapabilities();
+  const filter = {
+    ...(caps?.tools?.listChanged ? { toolsListChanged: true } : {}),
+    ...(caps?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+    ...(caps?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+  };
+  if (Object.keys(filter).length === 0) return;
+  const open = (): void => {
+    if (!current()) return;
+    client.listen(filter).then(
+      async (subscription) => {
+        if ((await subscription.closed) === 'remote' && current()) setTimeout(open, retryMs).unref();
+      },
+      (error: unknown) => onError(error instanceof Error ? error : new Error(String(error))),
+    );
+  };
+  open();
+}

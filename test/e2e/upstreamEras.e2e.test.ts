@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
-import { cliPath, fixture, serverEntry, startStdio, tempDir, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
+import { cliPath, fixture, serverEntry, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 const open: Connected[] = [];
 const servers: ChildProcess[] = [];
@@ -208,5 +208,17 @@ describe('upstreams of both eras', () => {
     const elicited = textOf(await client.callTool({ name: 'modern__ask', arguments: { kind: 'elicitation', prompt: 'Proceed?' } }));
     expect(elicited).toContain('"reply":"yes"');
     expect(asked).toEqual(['sampling: {"type":"text","text":"The answer?"}', 'elicitation: Proceed?']);
+  });
+
+  it('hears a modern upstream\'s tools/list_changed on its subscriptions/listen stream and passes the new tool on', async () => {
+    const path = writeConfig({ mcpServers: { modern: { command: 'node', args: [fixture('modernOnly.mjs')], exposure: 'direct' } } });
+    const gw = await start(path);
+    let changed = 0;
+    gw.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    expect(await names(gw)).not.toContain('modern__grown');
+    expect(textOf(await gw.client.callTool({ name: 'modern__grow', arguments: {} }))).toBe('grown');
+    expect(await waitFor(() => changed > 0, 10_000)).toBe(true);
+    expect(await names(gw)).toContain('modern__grown');
+    expect(textOf(await gw.client.callTool({ name: 'modern__grown', arguments: {} }))).toBe('I grew');
   });
 });
