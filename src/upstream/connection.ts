@@ -25,7 +25,7 @@ import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { cachedVerdict, type ListingStore } from './listingCache.js';
-import { listenForChanges, negotiationFor, priorFor, probeEndedChild, verdictOf, type EraVerdict } from './era.js';
+import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedChild, verdictOf, type EraVerdict } from './era.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
@@ -343,9 +343,11 @@ export class UpstreamConnection {
   private async connectInEra(candidate: () => Transport, generation: number, deadline: number): Promise<Client> {
     const setting = this.server.protocol;
     const open = async (prior: PriorDiscovery | undefined): Promise<Client> => {
-      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest(), negotiationFor(setting, !isRemote(this.server), this.startTimeoutMs()));
+      const transport = candidate();
+      const negotiation = negotiationFor(setting, isStdioShaped(transport), this.startTimeoutMs());
+      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest(), negotiation);
       this.client = client;
-      this.transport = candidate();
+      this.transport = transport;
       await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
       return client;
     };

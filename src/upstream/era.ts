@@ -7,7 +7,7 @@
  * docs/advanced/gateway.md (`PriorDiscovery`).
  */
 import { SdkError, SdkErrorCode, type ClientOptions, type DiscoverResult, type PriorDiscovery } from '@modelcontextprotocol/client';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 
 /** A server entry's `protocol` key: negotiate (default `auto`), or fix the era and never probe. */
@@ -29,7 +29,8 @@ export const STDIO_PROBE_TIMEOUT_MS = 10_000;
 export const MODERN_REVISION = '2026-07-28';
 
 /**
- * The Client's `versionNegotiation` for `setting` (default `auto`): `auto` probes (stdio within
+ * The Client's `versionNegotiation` for `setting` (default `auto`) over a transport that is `stdio`
+ * ({@link isStdioShaped}) or not: `auto` probes (stdio within
  * {@link STDIO_PROBE_TIMEOUT_MS} and at most half of `startTimeoutMs`, leaving the rest for the
  * handshake and listing; HTTP within the start timeout, where silence is an outage, not a verdict),
  * `modern` pins 2026-07-28 (no fallback), `legacy` is the plain `initialize` handshake.
@@ -61,6 +62,14 @@ export function verdictOf(client: Client): EraVerdict | undefined {
   if (era === 'legacy') return { era: 'legacy' };
   const discover = client.getDiscoverResult();
   return era === 'modern' && discover ? { era: 'modern', discover } : undefined;
+}
+
+/**
+ * Whether the SDK treats `transport` as stdio during the probe (it has `stderr` and `pid`, as
+ * toolshelf's child transport does): there a silent server is legacy, elsewhere an outage.
+ */
+export function isStdioShaped(transport: Transport): boolean {
+  return 'stderr' in transport && 'pid' in transport;
 }
 
 /**
