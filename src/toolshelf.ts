@@ -69,7 +69,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       modern?.forwardNotification(server, notification);
     },
     onServerRequest: (server, method, params, signal) =>
-      relayToClient([...sessions.values(), ...(modern?.relayTargets() ?? [])], server, method, params, signal),
+      relayToClient([...sessions.values(), ...(modern?.relayTargets(server) ?? [])], server, method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };

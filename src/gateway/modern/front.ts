@@ -28,8 +28,8 @@ export interface ModernFront {
   catalogueChanged(): void;
   /** Publishes an upstream's resource or prompt change to listening modern clients. */
   forwardNotification(server: string, notification: { method: string; params?: Record<string, unknown> }): void;
-  /** Modern calls in flight, for routing an upstream's sampling or elicitation (as `input_required`). */
-  relayTargets(): Iterable<RelayTarget>;
+  /** Modern calls waiting on upstream `server`, for routing its sampling or elicitation (as `input_required`). */
+  relayTargets(server: string): RelayTarget[];
   close(): Promise<void>;
 }
 
@@ -89,7 +89,7 @@ export function createModernFront(options: Omit<ModernOptions, 'held'>): ModernF
         else if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') p.resourceUpdated(clientUri(options.passthrough.routes, server, params.uri));
       }
     },
-    relayTargets: () => held.targets(),
+    relayTargets: (server) => held.targets(server),
     close: async () => {
       await handler?.close();
       await Promise.all([...stdio].map((s) => s.close().catch(() => undefined)));

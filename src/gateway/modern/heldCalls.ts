@@ -161,9 +161,12 @@ class HeldCall implements RelayTarget {
 export class HeldCalls {
   private readonly calls = new Map<string, HeldCall>();
 
-  /** Every modern call in flight, as targets for an upstream's sampling or elicitation. */
-  targets(): Iterable<RelayTarget> {
-    return this.calls.values();
+  /**
+   * The modern calls waiting on upstream `server`, as targets for its sampling or elicitation: only a
+   * call the request can belong to, never another client's (nothing crosses between clients).
+   */
+  targets(server: string): RelayTarget[] {
+    return [...this.calls.values()].filter((call) => call.isWaitingOn(server));
   }
 
   /**
