@@ -77,27 +77,27 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const [{ GatewaySession }, { serveHttp }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { createModernFront }] = await serving;
   const admit = admitter(config, new Admission(), logger);
   const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => ({
-      ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
-      version: options.version,
-      shelf: opened.current,
-      caller: pool,
-      admit,
-      trace: options.trace,
-      logger,
-      measure: (value) => {
-        const bytes = jsonBytes(value);
-        return { bytes, tokens: estimateTokens(bytes) };
-      },
-      passthrough: { directory: pool, routes, naming: { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) }, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
-      settings: {
-        discoveryEnabled: config.discovery.enabled,
-        defaultLimit: config.discovery.defaultLimit,
-        maxLimit: config.discovery.maxLimit,
-        captureToolIo: config.trace.captureToolIo,
-        callTool: config.bridge.callTool,
-        discoveryMode: config.discovery.mode,
-        alwaysLoad: config.discovery.alwaysLoad,
-      },
+    ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
+    version: options.version,
+    shelf: opened.current,
+    caller: pool,
+    admit,
+    trace: options.trace,
+    logger,
+    measure: (value) => {
+      const bytes = jsonBytes(value);
+      return { bytes, tokens: estimateTokens(bytes) };
+    },
+    passthrough: { directory: pool, routes, naming: { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) }, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
+    settings: {
+      discoveryEnabled: config.discovery.enabled,
+      defaultLimit: config.discovery.defaultLimit,
+      maxLimit: config.discovery.maxLimit,
+      captureToolIo: config.trace.captureToolIo,
+      callTool: config.bridge.callTool,
+      discoveryMode: config.discovery.mode,
+      alwaysLoad: config.discovery.alwaysLoad,
+    },
   });
   const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
     const session = new GatewaySession({ id, ...sessionOptions(maxResultBytes) });
