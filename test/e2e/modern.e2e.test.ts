@@ -112,6 +112,11 @@ describe.each(eras)('modern client over %s', (transport) => {
     expect(textOf(sampled)).toBe('model said: a summary');
     const confirmed = await client.callTool({ name: 'asker__confirm', arguments: {} });
     expect(textOf(confirmed)).toBe('user said: accept {"ok":true}');
+    // server-everything's own trigger tools, the same way.
+    const everythingSampled = await client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 20 } });
+    expect(JSON.stringify(everythingSampled.content)).toContain('a summary');
+    const everythingElicited = await client.callTool({ name: 'call_tool', arguments: { name: 'everything__trigger-elicitation-request' } });
+    expect(JSON.stringify(everythingElicited.content)).toContain('\\"action\\": \\"accept\\"');
   });
 
   it('progress reaches the client; cancelling a call cancels it upstream', async () => {
