@@ -145,7 +145,7 @@ export function modernTools(options: Omit<ModernOptions, 'held'>, name: string |
 }
 
 /** The instructions with the modern opening in place of the legacy one; upstreams' own follow unchanged. */
-function modernInstructions(legacy: string): string {
+export function modernInstructions(legacy: string): string {
   return legacy.startsWith(SHELF_INSTRUCTIONS) ? MODERN_INSTRUCTIONS + legacy.slice(SHELF_INSTRUCTIONS.length) : legacy;
 }
 
