@@ -9,7 +9,11 @@ import type { BuiltShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
-import { UpstreamPool } from './upstream/pool.js';
+import { join } from 'node:path';
+import { fileManifestMemo } from './discovery/manifestMemo.js';
+import { ListingCache } from './upstream/listingCache.js';
+import { UpstreamPool, type Reconciled } from './upstream/pool.js';
+import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
 
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
@@ -61,6 +65,15 @@ export interface OpenShelf {
   /** The current shelf; replaced whole on every rebuild. */
   current(): BuiltShelf;
   summary(): StartSummary;
+  /** The config now applied (replaced by {@link OpenShelf.reload}). */
+  config(): Config;
+  /**
+   * Applies an edited config (issue #11 point 3): servers added, removed or whose upstream part
+   * changed are started, ended or restarted, the rest keep running; the shelf is rebuilt with the
+   * new rules and `onRebuilt` called. Throws {@link StartupError} (keeping the running config) when the
+   * new one would collide on a `prefix: false` name.
+   */
+  reload(next: Config): Promise<Reconciled>;
   /** Ends every upstream. */
   close(): Promise<void>;
 }
@@ -79,6 +92,13 @@ export interface ShelfHooks {
   readonly onServerRequest?: ConnectionOptions['onServerRequest'];
   /** Aborting it during start-up ends the upstreams and rejects with {@link StartupError}. */
   readonly signal?: AbortSignal;
+  /**
+   * The state folder: when given, upstream listings are cached in `catalog/` (served at start,
+   * lazy upstreams start on first use) and rendered manifests memoized beside them (issue #11).
+   */
+  readonly stateDir?: string;
+  /** The gateway signs in to OAuth upstreams in the browser by itself (serve only; issue #10 item 2). */
+  readonly interactiveSignIn?: boolean;
 }
 
 /**
@@ -88,8 +108,11 @@ export interface ShelfHooks {
  * catalogue, so a qualified name keeps routing to the same tool for the life of the process; a colliding
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
-export async function openShelf(config: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal } = hooks;
+export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false } = hooks;
+  let config = initial;
+  const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
+  const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
@@ -104,6 +127,10 @@ export async function openShelf(config: Config, logger: Logger, version: string,
     },
     ...(onNotification ? { onNotification } : {}),
     onServerRequest: onServerRequest ?? noClient,
+    ...(cache ? { cache } : {}),
+    // Read at each use: a reload that changes the defaults applies to running upstreams too.
+    lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
+    auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
@@ -124,7 +151,7 @@ export async function openShelf(config: Config, logger: Logger, version: string,
   }
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker);
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo);
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
@@ -133,13 +160,23 @@ export async function openShelf(config: Config, logger: Logger, version: string,
   }
   logShelfWarnings(shelf, logger, warned);
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue);
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
       logger.warn(`name "${c.name}" stays with server "${c.servers[0]}" (tool "${c.tools[0]}"); server "${c.servers[1]}"'s tool "${c.tools[1]}" is served as "${c.given}"`);
     }
     onRebuilt();
   }
-  return { pool, current: () => shelf, summary: () => summarize(config, pool.summary(), shelf), close };
+  const reload = async (next: Config): Promise<Reconciled> => {
+    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
+    const lines = trial.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
+    if (lines.length > 0) throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
+    config = next;
+    const touched = await pool.reconcile(next.mcpServers);
+    clearTimeout(rebuildTimer);
+    rebuild();
+    return touched;
+  };
+  return { pool, current: () => shelf, config: () => config, summary: () => summarize(config, pool.summary(), shelf), reload, close };
 }
 

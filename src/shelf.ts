@@ -11,6 +11,7 @@ import { jsonBytes } from './schema/measure.js';
 import type { HostRanker } from './discovery/hostRanker.js';
 import { rankerCatalogueOf } from './discovery/hostRanker.js';
 import { describeToolSearch } from './discovery/manifest.js';
+import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
 import { rankTools } from './discovery/rank.js';
 import { buildSearchIndex } from './discovery/searchIndex.js';
 import type { Shelf } from './gateway/types.js';
@@ -24,9 +25,16 @@ export interface BuiltShelf extends Shelf {
   readonly manifestWarnings: readonly string[];
 }
 
+/** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
+export interface ShelfMemo {
+  readonly memo: ManifestMemo;
+  readonly version: string;
+}
+
 /**
  * Builds the catalogue (exposure, names, projected schemas) and, over its deferred tools, the BM25
- * index and the manifest. The manifest is rendered once per distinct client description limit.
+ * index and the manifest. The manifest is rendered once per distinct client description limit, or
+ * read from `memo` when this catalogue was rendered before (issue #11: no tokenizer at start).
  * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
  */
 export function buildShelf(
@@ -34,6 +42,7 @@ export function buildShelf(
   toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>,
   host: Result<HostRanker, string> | undefined,
   previous?: Catalogue,
+  memo?: ShelfMemo,
 ): BuiltShelf {
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
   const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
@@ -47,7 +56,17 @@ export function buildShelf(
   };
   const manifests = new Map<number | undefined, string>();
   const tokenBudget = manifestBudget(config.discovery.manifestTokenBudget, catalogue.deferred);
-  const first = describeToolSearch(catalogue.deferred, { tokenBudget });
+  const describe = (maxChars: number | undefined): MemoizedManifest => {
+    const render = (): MemoizedManifest => describeToolSearch(catalogue.deferred, { tokenBudget, ...(maxChars !== undefined ? { maxChars } : {}) });
+    if (!memo || catalogue.deferred.length === 0) return render();
+    const key = manifestKey(memo.version, catalogue.deferred, tokenBudget, maxChars);
+    const known = memo.memo.get(key);
+    if (known) return known;
+    const fresh = render();
+    memo.memo.set(key, { text: fresh.text, warnings: fresh.warnings });
+    return fresh;
+  };
+  const first = describe(undefined);
   manifests.set(undefined, first.text);
   return {
     catalogue,
@@ -56,7 +75,7 @@ export function buildShelf(
     searchDescription(maxChars) {
       let text = manifests.get(maxChars);
       if (text === undefined) {
-        text = describeToolSearch(catalogue.deferred, { tokenBudget, maxChars }).text;
+        text = describe(maxChars).text;
         manifests.set(maxChars, text);
       }
       return text;

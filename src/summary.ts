@@ -52,7 +52,7 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
 /** The summary as a few lines for stderr. */
 export function formatSummary(summary: StartSummary): string[] {
   const ready = summary.upstreams.filter((u) => u.status === 'ready');
-  const lines = [`upstreams: ${ready.length}/${summary.upstreams.length} connected (${summary.upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? `${u.tools} tools` : u.status}`).join(', ')})`];
+  const lines = [`upstreams: ${ready.length}/${summary.upstreams.length} connected (${summary.upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? `${u.tools} tools` : u.status === 'idle' ? `${u.tools} tools cached, starts on first use` : u.status}`).join(', ')})`];
   lines.push(`tools: ${summary.direct} direct, ${summary.deferred} deferred, ${summary.hidden} hidden`);
   const saved = summary.allDirectBytes > 0 ? Math.round((1 - summary.firstListBytes / summary.allDirectBytes) * 100) : 0;
   const change = saved >= 0 ? `${saved}% smaller` : `${-saved}% larger: the tool_search index costs more than the few tools it defers`;

@@ -8,10 +8,12 @@ import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
 import type { ModernFront } from './gateway/modern/front.js';
+import type { SocketFront } from './gateway/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession, SessionOptions } from './gateway/session.js';
 import type { Admit } from './gateway/types.js';
-import { openShelf, StartupError } from './openShelf.js';
+import type { ConfigWatch } from './config/watch.js';
+import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
 import type { Admission } from './schema/admit.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
@@ -30,6 +32,15 @@ export interface StartOptions {
   readonly version: string;
   /** Aborting it during start-up ends the upstreams started so far and rejects with StartupError. */
   readonly signal?: AbortSignal;
+  /** The state folder for the catalogue cache (issue #11 point 2); no cache when absent. */
+  readonly stateDir?: string;
+  /**
+   * Serve relayed stdio clients on this Unix socket instead of stdio: the shared instance (issue
+   * #11 point 1), which ends `idleExitMs` after its last client left.
+   */
+  readonly socket?: { readonly path: string; readonly idleExitMs: number };
+  /** The config file and its text as loaded: watched and reloaded on change (issue #11 point 3). */
+  readonly configFile?: { readonly path: string; readonly text: string };
 }
 
 /** A running gateway. */
@@ -70,56 +81,75 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     // The connection has already decided which client's call the request belongs to (issue #8 point 2).
     onServerRequest: (_server, method, params, signal, origin) => origin.ask(method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+    interactiveSignIn: true,
   });
+  const watch = options.configFile ? await watchForReload(options.configFile, opened, logger) : undefined;
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
   const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { gatewayInstructions, upstreamInstructions }, { createModernFront }] =
     await serving;
-  const admit = admitter(config, new Admission(), logger);
-  // Upstreams ready now pass on their instructions; a legacy client reads them once, at initialize (issue #8 point 10).
-  const instructions = (): string => {
-    const budgetOf = (server: string): number => config.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
-    return gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), opened.current().catalogue.counts, budgetOf));
+  const admit = admitter(opened.config, new Admission(), logger);
+  /**
+   * What a client is served with under the config applied now: a legacy session keeps it from when it
+   * began, a modern request (issue #9) gets it afresh each time.
+   */
+  const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => {
+    const now = opened.config();
+    // Upstreams ready now pass on their instructions (issue #8 point 10).
+    const budgetOf = (server: string): number => now.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
+    const instructions = gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), opened.current().catalogue.counts, budgetOf));
+    return {
+      instructions,
+      ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
+      version: options.version,
+      shelf: opened.current,
+      caller: pool,
+      admit,
+      trace: options.trace,
+      logger,
+      measure: (value) => {
+        const bytes = jsonBytes(value);
+        return { bytes, tokens: estimateTokens(bytes) };
+      },
+      passthrough: {
+        directory: pool,
+        routes,
+        // Read at each use, so servers added by a reload are routed too.
+        get naming() {
+          const now = opened.config();
+          return { ...now.naming, prefixes: serverPrefixes(Object.keys(now.mcpServers), now.naming.separator) };
+        },
+        prefixed: (server) => opened.config().mcpServers[server]?.prefix !== false,
+      },
+      settings: {
+        discoveryEnabled: now.discovery.enabled,
+        defaultLimit: now.discovery.defaultLimit,
+        maxLimit: now.discovery.maxLimit,
+        captureToolIo: now.trace.captureToolIo,
+        callTool: now.bridge.callTool,
+        discoveryMode: now.discovery.mode,
+        alwaysLoad: now.discovery.alwaysLoad,
+      },
+    };
   };
-  const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => ({
-    ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
-    version: options.version,
-    shelf: opened.current,
-    caller: pool,
-    admit,
-    trace: options.trace,
-    logger,
-    measure: (value) => {
-      const bytes = jsonBytes(value);
-      return { bytes, tokens: estimateTokens(bytes) };
-    },
-    passthrough: { directory: pool, routes, naming: { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) }, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
-    settings: {
-      discoveryEnabled: config.discovery.enabled,
-      defaultLimit: config.discovery.defaultLimit,
-      maxLimit: config.discovery.maxLimit,
-      captureToolIo: config.trace.captureToolIo,
-      callTool: config.bridge.callTool,
-      discoveryMode: config.discovery.mode,
-      alwaysLoad: config.discovery.alwaysLoad,
-    },
-  });
   const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
-    const session = new GatewaySession({ id, instructions: instructions(), ...sessionOptions(maxResultBytes) });
+    const session = new GatewaySession({ id, ...sessionOptions(maxResultBytes) });
     sessions.set(id, session);
     return session;
   };
-  const front = createModernFront({ ...sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES), instructions });
-  modern = front;
+  const modernFront = createModernFront(() => sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES));
+  modern = modernFront;
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
-  let httpFront: HttpFront | undefined;
+  let front: HttpFront | SocketFront | undefined;
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
     shuttingDown ??= (async () => {
-      await httpFront?.close();
-      await front.close();
+      watch?.close();
+      await front?.close();
+      await modernFront.close();
       await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
       await opened.close();
       await options.trace.close();
@@ -131,7 +161,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   if (options.http) {
     const { host, port } = options.http;
     const maxSessions = maxSessionsFromEnv(process.env);
-    httpFront = await serveHttp({
+    front = await serveHttp({
       host,
       port,
       ...(maxSessions !== undefined ? { maxSessions } : {}),
@@ -139,16 +169,38 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       logger,
       createSession: makeSession,
       onSessionClosed: (id) => sessions.delete(id),
-      modern: (req, res, body) => front.serveHttp(req, res, body),
+      modern: (req, res, body) => modernFront.serveHttp(req, res, body),
     }).catch(async (error: NodeJS.ErrnoException) => {
+      watch?.close();
       await opened.close();
       const why = error.code === 'EADDRINUSE' ? 'the port is in use (pick another with --http PORT)' : error.message;
       throw new StartupError(`cannot listen on ${host}:${port}: ${why}`);
     });
+  } else if (options.socket) {
+    const { serveSocket } = await import('./gateway/socketFront.js');
+    front = await serveSocket({
+      path: options.socket.path,
+      logger,
+      idleExitMs: options.socket.idleExitMs,
+      createSession: makeSession,
+      onSessionClosed: (id) => {
+        void sessions.get(id)?.close().catch(() => undefined);
+        sessions.delete(id);
+      },
+      onIdle: () => {
+        logger.info(`no client for ${options.socket?.idleExitMs} ms; the shared instance ends`);
+        void shutdown();
+      },
+      modern: () => modernFront.stdioServer(),
+    }).catch(async (error: Error) => {
+      watch?.close();
+      await opened.close();
+      throw new StartupError(`cannot listen on ${options.socket?.path}: ${error.message}`);
+    });
   } else {
-    serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => front.stdioServer());
+    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioServer());
   }
-  return { ...(httpFront ? { url: httpFront.url } : {}), summary: opened.summary(), shutdown, closed };
+  return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
 }
 
 /**
@@ -156,11 +208,35 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
  * (DESIGN §7). Under `prepare.strict`, nulls the model sent for optional properties (advertised as
  * required-and-nullable) are removed first, so the canonical schema and the upstream never see them.
  */
-function admitter(config: Config, admission: Admission, logger: Logger): Admit {
+function admitter(config: () => Config, admission: Admission, logger: Logger): Admit {
   return (entry, args) => {
-    const forwarded = schemaOptionsFor(config, entry.server).prepare.strict ? dropNullOptionals(entry.tool.inputSchema, args) : args;
+    const forwarded = schemaOptionsFor(config(), entry.server).prepare.strict ? dropNullOptionals(entry.tool.inputSchema, args) : args;
     const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, forwarded);
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
     return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
   };
+}
+
+/**
+ * Watches the config file and applies each valid edit to `opened` (issue #11 point 3); a file that
+ * fails validation is refused with every problem listed on stderr, and the running config kept.
+ */
+async function watchForReload(file: { path: string; text: string }, opened: OpenShelf, logger: Logger): Promise<ConfigWatch> {
+  const { watchConfig } = await import('./config/watch.js');
+  return watchConfig(file.path, file.text, process.env, {
+    onValid: async (next) => {
+      try {
+        const { added, removed, restarted } = await opened.reload(next);
+        const touched: [string, readonly string[]][] = [['added', added], ['removed', removed], ['restarted', restarted]];
+        const parts = touched.filter(([, keys]) => keys.length > 0).map(([what, keys]) => `${what} ${keys.join(', ')}`);
+        logger.info(`config reloaded from ${file.path}${parts.length > 0 ? `: ${parts.join('; ')}` : ' (no server changed)'}`);
+      } catch (error) {
+        logger.error(`config ${file.path} refused, the running config is kept: ${(error as Error).message}`);
+      }
+    },
+    onInvalid: (problems) => {
+      const lines = problems.map((p) => `  ${p.path}: ${p.message}`);
+      logger.error(`config ${file.path} has ${problems.length} problem(s); the running config is kept:\n${lines.join('\n')}`);
+    },
+  });
 }

@@ -3,28 +3,47 @@
  * config, starts, prints the summary on stderr, and waits for the client to go or a signal.
  * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { stateDir } from '../lib/stateDir.js';
 import type { Config } from '../config/types.js';
-import { formatSummary } from '../summary.js';
-import { StartupError } from '../openShelf.js';
-import { startToolshelf, type Running } from '../toolshelf.js';
+import type { Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
-import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
+import { chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL]
        toolshelf inspect [--config FILE] [--json]          what each upstream costs on the wire
        toolshelf search "QUERY" [--limit N] [--config FILE] what tool_search would answer
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--json]   ranking quality
+       toolshelf auth login SERVER | status | logout SERVER   OAuth sign-in to remote servers
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
   ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}
   --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
   --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP (or set TOOLSHELF_TOKEN)
   --trace FILE       append trace events as JSON lines
+  --no-share         over stdio, run a gateway of this client's own instead of sharing one
+                     background instance (and its upstreams) with every client of this config
+                     (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
   ${logLevelHelp('info')}
   --version, --help`;
+
+/** Environment variable that turns sharing off (`0`) or on (`1`) over the config's `share.enabled`. */
+export const SHARE_ENV = 'TOOLSHELF_SHARE';
+
+/**
+ * Whether a stdio client relays to the shared instance (issue #11 point 1): `--share` or
+ * `--no-share`, else TOOLSHELF_SHARE (`0`/`1`), else the config's `share.enabled` (default true).
+ */
+export function shareChosen(flagOn: boolean | undefined, flagOff: boolean | undefined, env: string | undefined, configured: boolean): boolean {
+  if (flagOff) return false;
+  if (flagOn) return true;
+  if (env === '0' || env === '1') return env === '1';
+  return configured;
+}
 
 /** Parses `--http` as `PORT`, `HOST:PORT` or `[V6]:PORT`; undefined when malformed. */
 export function parseListen(text: string): { host: string; port: number } | undefined {
@@ -43,6 +62,9 @@ function parseServeArgs(argv: string[]) {
       http: { type: 'string' },
       token: { type: 'string' },
       trace: { type: 'string' },
+      share: { type: 'boolean' },
+      'no-share': { type: 'boolean' },
+      'shared-instance': { type: 'string' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -71,12 +93,36 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   if (!level.ok) return err(`toolshelf: ${level.error}\n`), EXIT_USAGE;
   const listen = values.http === undefined ? undefined : parseListen(values.http);
   if (values.http !== undefined && !listen) return err(`toolshelf: --http takes [HOST:]PORT, got "${values.http}"\n`), EXIT_USAGE;
-  const config = loadOrReport(values.config, err);
+  const configPath = chooseConfig(values.config, process.cwd(), err);
+  const config = loadOrReport(configPath, err);
   if (!config) return EXIT_USAGE;
-  return serve(config, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, createLogger(level.value));
+  const configFile = { path: resolve(configPath), text: readFileSync(configPath, 'utf8') };
+  const logger = createLogger(level.value);
+  const instance = values['shared-instance'];
+  if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
+    const { relayShared } = await import('./shared.js');
+    return relayShared(configFile, level.value, values.trace, err);
+  }
+  if (instance !== undefined) {
+    const { claimSharedInstance } = await import('./shared.js');
+    const paths = claimSharedInstance(instance, logger);
+    if (!paths) return EXIT_OK;
+    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs });
+  }
+  return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, logger);
 }
 
-async function serve(config: Config, listen: { host: string; port: number } | undefined, token: string | undefined, tracePath: string | undefined, logger: Logger): Promise<number> {
+async function serve(
+  config: Config,
+  configFile: { path: string; text: string },
+  listen: { host: string; port: number } | undefined,
+  token: string | undefined,
+  tracePath: string | undefined,
+  logger: Logger,
+  socket?: { path: string; idleExitMs: number },
+): Promise<number> {
+  // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
+  const [{ formatSummary }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
   let running: Running | undefined;
@@ -87,7 +133,18 @@ async function serve(config: Config, listen: { host: string; port: number } | un
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
   try {
-    running = await startToolshelf({ config, ...(listen ? { http: listen } : {}), ...(token ? { token } : {}), trace, logger, version: VERSION, signal: starting.signal });
+    running = await startToolshelf({
+      config,
+      configFile,
+      stateDir: stateDir(process.env),
+      ...(listen ? { http: listen } : {}),
+      ...(socket ? { socket } : {}),
+      ...(token ? { token } : {}),
+      trace,
+      logger,
+      version: VERSION,
+      signal: starting.signal,
+    });
   } catch (error) {
     await trace.close();
     if (starting.signal.aborted) return EXIT_OK;
@@ -97,6 +154,7 @@ async function serve(config: Config, listen: { host: string; port: number } | un
   if (starting.signal.aborted) void running.shutdown();
   for (const line of formatSummary(running.summary)) logger.info(line);
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+  if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);
   await running.closed;
   return EXIT_OK;
 }

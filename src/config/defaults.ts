@@ -31,6 +31,10 @@ export const DEFAULT_RANKER_TIMEOUT_MS = 2000;
 export const DEFAULT_INSTRUCTIONS_BYTES = 1024;
 /** Per-call upstream timeout in ms: the SDK's own default request timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** A lazy upstream unused this long is stopped, in ms: long enough to cover a conversation's pauses (issue #11). */
+export const DEFAULT_IDLE_STOP_MS = 600_000;
+/** The shared instance outlives its last client by this much, in ms, so a client restart finds it warm (issue #11). */
+export const DEFAULT_SHARE_IDLE_EXIT_MS = 300_000;
 /** The "third-party" compaction budget: what Codex applies to MCP tools (DESIGN §7). */
 export const THIRD_PARTY_BUDGET = { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 } as const;
 /** Preparation is off unless asked for: the seed's default is verbatim (DESIGN §7). */
@@ -69,6 +73,9 @@ export interface RawConfig {
   naming?: Partial<Config['naming']>;
   bridge?: Partial<Config['bridge']>;
   trace?: Partial<Config['trace']>;
+  lazy?: boolean;
+  idleStopMs?: number;
+  share?: Partial<Config['share']>;
 }
 
 /**
@@ -104,6 +111,9 @@ export function applyDefaults(raw: RawConfig, baseDir: string): Config {
     naming: { separator: DEFAULT_SEPARATOR, maxLength: DEFAULT_MAX_NAME_LENGTH, ...raw.naming },
     bridge: { callTool: 'auto', ...raw.bridge },
     trace: { captureToolIo: false, ...raw.trace },
+    lazy: raw.lazy ?? false,
+    idleStopMs: raw.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
+    share: { enabled: true, idleExitMs: DEFAULT_SHARE_IDLE_EXIT_MS, ...raw.share },
     baseDir,
   };
 }

@@ -49,6 +49,10 @@ interface ServerCommon {
   readonly instructionsBytes?: number;
   /** `true` skips this server entirely (Claude Desktop-style `disabled`). */
   readonly disabled?: boolean;
+  /** With a cached catalogue, start only on first use (default: the top-level `lazy`; issue #11). */
+  readonly lazy?: boolean;
+  /** A lazy upstream unused this long in ms is stopped; 0 never (default: the top-level `idleStopMs`). */
+  readonly idleStopMs?: number;
 }
 
 /** A stdio upstream: a child process speaking MCP on stdin/stdout (DESIGN §11). */
@@ -62,12 +66,36 @@ export interface StdioServerConfig extends ServerCommon {
   readonly cwd?: string;
 }
 
+/**
+ * OAuth 2.1 sign-in settings for a remote upstream (MCP spec, Authorization; issue #10 item 1).
+ * Every string may use `${VAR}`. Absent: a server that answers 401 is signed into with defaults.
+ */
+export interface AuthSettings {
+  /** A client ID registered in advance (skips dynamic registration). */
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** Space-separated scopes to ask for (default: the server's challenge, else its metadata). */
+  readonly scope?: string;
+  /** HTTPS URL of a client ID metadata document (CIMD), used where the authorization server supports it. */
+  readonly clientMetadataUrl?: string;
+  /** `authorization_code` (default: a user signs in) or `client_credentials` (no user). */
+  readonly grantType?: 'authorization_code' | 'client_credentials';
+  /** PEM private key for `private_key_jwt` client authentication (RFC 7523). */
+  readonly privateKey?: string;
+  /** JWS algorithm for `privateKey` (default RS256). */
+  readonly signingAlgorithm?: string;
+  /** Longest a browser sign-in may take, in ms (default 300,000). */
+  readonly signInTimeoutMs?: number;
+}
+
 /** A remote upstream over Streamable HTTP, falling back to SSE (DESIGN §11). */
 export interface RemoteServerConfig extends ServerCommon {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** `auto` (default) tries Streamable HTTP then SSE. */
   readonly transport?: 'auto' | 'streamable-http' | 'sse';
+  /** OAuth sign-in settings (issue #10). */
+  readonly auth?: AuthSettings;
 }
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
@@ -122,6 +150,14 @@ export interface TraceSettings {
   readonly captureToolIo: boolean;
 }
 
+/** Shared background instance for stdio clients (issue #11 point 1). */
+export interface ShareSettings {
+  /** Default true; `false` or `--no-share` keeps one gateway process per client. */
+  readonly enabled: boolean;
+  /** The shared instance exits this long in ms after its last client left (default 300,000). */
+  readonly idleExitMs: number;
+}
+
 /** The whole validated config with defaults applied. */
 export interface Config {
   readonly mcpServers: Readonly<Record<string, ServerConfig>>;
@@ -132,6 +168,11 @@ export interface Config {
   readonly naming: NamingSettings;
   readonly bridge: BridgeSettings;
   readonly trace: TraceSettings;
+  /** Default for every server's `lazy` (default false; issue #11 point 2). */
+  readonly lazy: boolean;
+  /** Default for every server's `idleStopMs`, in ms (default 600,000). */
+  readonly idleStopMs: number;
+  readonly share: ShareSettings;
   /** Folder the config file sits in: relative `cwd` and ranker paths resolve against it. */
   readonly baseDir: string;
 }

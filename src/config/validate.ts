@@ -33,7 +33,7 @@ export function validateConfig(raw: unknown): ConfigProblem[] {
   const check = validator();
   const problems: ConfigProblem[] = [];
   if (!check(raw)) problems.push(...(check.errors ?? []).flatMap(describeError));
-  problems.push(...serverShapeProblems(raw), ...limitProblems(raw));
+  problems.push(...serverShapeProblems(raw), ...limitProblems(raw), ...authProblems(raw));
   return dedupe(problems).sort((a, b) => a.path.localeCompare(b.path));
 }
 
@@ -84,10 +84,34 @@ function serverShapeProblems(raw: unknown): ConfigProblem[] {
       problems.push({ path: at, message: hasCommand ? 'has both "command" and "url"; give one' : 'needs "command" (stdio) or "url" (remote)' });
       continue;
     }
-    const foreign = hasCommand ? ['headers', 'transport'] : ['args', 'env', 'cwd', 'inheritEnv'];
+    const foreign = hasCommand ? ['headers', 'transport', 'auth'] : ['args', 'env', 'cwd', 'inheritEnv'];
     for (const field of foreign.filter((f) => Object.hasOwn(entry, f))) {
       problems.push({ path: `${at}/${field}`, message: `does not apply to a ${hasCommand ? 'stdio' : 'remote'} server` });
     }
+  }
+  return problems;
+}
+
+/**
+ * `auth` combinations JSON Schema does not express (issue #10 item 1): `client_credentials` needs a
+ * `clientId` and one of `clientSecret` / `privateKey`; `privateKey` and `clientSecret` exclude each
+ * other; `signingAlgorithm` goes with `privateKey`, which goes with `client_credentials`.
+ */
+function authProblems(raw: unknown): ConfigProblem[] {
+  const servers = (raw as { mcpServers?: unknown } | null)?.mcpServers;
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) return [];
+  const problems: ConfigProblem[] = [];
+  for (const [key, entry] of Object.entries(servers as Record<string, unknown>)) {
+    const auth = (entry as { auth?: unknown } | null)?.auth;
+    if (auth === null || typeof auth !== 'object' || Array.isArray(auth)) continue;
+    const at = `/mcpServers/${escapePointer(key)}/auth`;
+    const has = (field: string): boolean => Object.hasOwn(auth, field);
+    const machine = (auth as { grantType?: unknown }).grantType === 'client_credentials';
+    if (machine && !has('clientId')) problems.push({ path: `${at}/clientId`, message: 'is required with grantType "client_credentials"' });
+    if (machine && !has('clientSecret') && !has('privateKey')) problems.push({ path: at, message: 'needs "clientSecret" or "privateKey" with grantType "client_credentials"' });
+    if (has('clientSecret') && has('privateKey')) problems.push({ path: `${at}/privateKey`, message: 'excludes "clientSecret"; give one' });
+    if (has('privateKey') && !machine) problems.push({ path: `${at}/privateKey`, message: 'applies only with grantType "client_credentials"' });
+    if (has('signingAlgorithm') && !has('privateKey')) problems.push({ path: `${at}/signingAlgorithm`, message: 'applies only with "privateKey"' });
   }
   return problems;
 }

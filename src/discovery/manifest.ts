@@ -3,7 +3,8 @@
  * model knows what it can search for. Owns entry rendering, the degradation ladder and the token
  * count; leaves which entries are deferred to the catalogue and where the text goes to the gateway.
  * Pure and deterministic: the same entries give the same bytes in every process (prompt caching).
- * Token counts use gpt-tokenizer's o200k_base encoding (pure JS, encodings shipped in the package).
+ * Token counts use gpt-tokenizer's o200k_base encoding, loaded only when a count is needed (`o200k.ts`):
+ * a text of at most `budget` UTF-8 bytes fits without it, and `tokens` is counted when read.
  *
  * Decision (big catalogues): DESIGN §6's ladder is kept in its order, but when not every name fits,
  * the `names` rung lists as many names as the budget allows and ends with "…and N more tools; search
@@ -22,9 +23,9 @@
  * Source: DESIGN §6; issue 4 (Claude Code cuts descriptions at 2,048 characters).
  */
 import { sortKeywords } from '../catalog/exposure.js';
-import { isWithinTokenLimit, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import type { CatalogEntry } from '../catalog/types.js';
 import { isDeprecated } from './deprecation.js';
+import { countTokens, withinTokens } from './o200k.js';
 import { clipWords, packSentences, sentencesOf } from './sentences.js';
 import { requiredSignature } from './signature.js';
 
@@ -71,13 +72,7 @@ export const DEPRECATED_TAG = '(deprecated)';
 /** Text that already ends a sentence (a clipped `…` counts: a full stop after it reads oddly). */
 const SENTENCE_ENDED = /[.!?。！？…]$/u;
 
-/** Special-token text such as `<|endoftext|>` in a description is counted as plain text, never thrown on. */
-const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
-
-/** o200k_base token count of `text` (special-token markers counted as plain text). */
-export function countTokens(text: string): number {
-  return countO200k(text, ENCODE_OPTIONS);
-}
+export { countTokens };
 
 function descriptionOf(entry: CatalogEntry): string {
   const own = entry.tool.description;
@@ -209,13 +204,22 @@ function fitMixed(sorted: readonly CatalogEntry[], texts: readonly EntryText[], 
   return low === 0 ? undefined : { level: 'mixed', text: mixedLines(texts, rank, low), warnings: [], described: low };
 }
 
+/** A rendered manifest before its token count. */
+type Fitted = Omit<Manifest, 'tokens'>;
+
+/** `fitted` with `tokens` counted on first read, so rendering alone never loads the tokenizer. */
+function withTokens(fitted: Fitted): Manifest {
+  let tokens: number | undefined;
+  return Object.defineProperty({ ...fitted }, 'tokens', { enumerable: true, get: () => (tokens ??= countTokens(fitted.text)) }) as Manifest;
+}
+
 function fits(whole: string, options: ManifestOptions): boolean {
   if (options.maxChars !== undefined && whole.length > options.maxChars) return false;
   const budget = Number.isFinite(options.tokenBudget) ? Math.floor(options.tokenBudget) : 0;
-  return budget > 0 && isWithinTokenLimit(whole, budget, ENCODE_OPTIONS) !== false;
+  return withinTokens(whole, budget);
 }
 
-function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions, prefix: string): Manifest {
+function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions, prefix: string): Fitted {
   const sorted = [...entries].sort((x, y) => byCodeUnit(x.qualifiedName, y.qualifiedName));
   // Each line costs at least one token (o200k splits at newlines), so more entries than budget
   // tokens cannot all be named; and when the names alone do not fit, no richer rung can.
@@ -224,15 +228,15 @@ function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions,
   if (allNames) {
     const texts = sorted.map(entryText);
     for (const candidate of candidates(texts)) {
-      if (fits(prefix + candidate.text, options)) return { ...candidate, listed: sorted.length, tokens: countTokens(candidate.text) };
+      if (fits(prefix + candidate.text, options)) return { ...candidate, listed: sorted.length };
     }
     const mixed = fitMixed(sorted, texts, options, prefix) ?? { level: 'names', text: names, warnings: [], described: 0 };
-    return { ...mixed, listed: sorted.length, tokens: countTokens(mixed.text) };
+    return { ...mixed, listed: sorted.length };
   }
   const partial = fitPartialNames(sorted, options, prefix);
-  if (partial !== undefined) return { ...partial, tokens: countTokens(partial.text) };
+  if (partial !== undefined) return partial;
   const text = `${sorted.length} more tools are available; search for them.`;
-  return { text, level: 'count', listed: 0, described: 0, tokens: countTokens(text), warnings: [] };
+  return { text, level: 'count', listed: 0, described: 0, warnings: [] };
 }
 
 /**
@@ -245,7 +249,7 @@ function fitManifest(entries: readonly CatalogEntry[], options: ManifestOptions,
  * Never throws.
  */
 export function renderManifest(entries: readonly CatalogEntry[], options: ManifestOptions): Manifest {
-  return fitManifest(entries, options, '');
+  return withTokens(fitManifest(entries, options, ''));
 }
 
 /**
@@ -257,7 +261,7 @@ export function describeToolSearch(entries: readonly CatalogEntry[], options: Ma
   const prefix = TOOL_SEARCH_PREAMBLE + SEPARATOR;
   const manifest = fitManifest(entries, options, prefix);
   const text = prefix + manifest.text;
-  return { ...manifest, text, tokens: countTokens(text) };
+  return withTokens({ ...manifest, text });
 }
 
 /** `describeToolSearch(entries, options).text`: the string to put in `tool_search`'s description. */

@@ -84,6 +84,8 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
     ...(outcome.shadowMatched !== undefined ? { shadowMatched: outcome.shadowMatched } : {}),
     latencyMs: round(performance.now() - started),
   });
+  // A found tool is likely called next: a lazy upstream starts now rather than on that call (issue #11).
+  for (const server of new Set(entries.map((e) => e.server))) ctx.caller.warm?.(server);
   // Only strong matches are promoted (issue 12 point 2): the others are named, not advertised.
   return { result: searchResult(entries, parsed.query, strong), promote: strong };
 }

@@ -8,7 +8,7 @@
  * are cut out before it and answered with -32600). Source: MCP spec, Transports › stdio; JSON-RPC 2.0
  * §5, §5.1; issue #8 item 7.
  */
-import { Transform, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -25,19 +25,29 @@ export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
 
 /**
- * Serves this process's stdio; `onEnd` runs once when the client goes away. The SDK's era-pinning
- * entry owns the connection: an opening `initialize` pins it to `session` (legacy), an opening
- * `server/discover` to the Server `modern` builds (issue #9, DESIGN §14).
+ * Serves this process's stdio; `onEnd` runs once when the client goes away. `modern` builds the
+ * Server for a connection that opens with `server/discover` (see {@link serveStream}).
  */
-export function serveStdio(session: GatewaySession, onEnd: () => void, modern: () => Server): void {
+export function serveStdio(session: GatewaySession, onEnd: () => void, modern: () => Server): Promise<void> {
+  return serveStream(session, process.stdin, process.stdout, onEnd, modern);
+}
+
+/**
+ * Connects a newline-delimited JSON-RPC stream pair with stdio's framing and checks: the process's
+ * stdio, or one relayed client's socket in a shared instance (issue #11 point 1). `onEnd` runs once
+ * when the input ends. The SDK's era-pinning entry owns the connection: an opening `initialize` pins
+ * it to `session` (legacy), an opening `server/discover` to the Server `modern` builds (issue #9,
+ * DESIGN §14).
+ */
+export async function serveStream(session: GatewaySession, input: Readable, output: Writable, onEnd: () => void, modern: () => Server): Promise<void> {
   let ended = false;
   const end = (): void => {
     if (ended) return;
     ended = true;
     onEnd();
   };
-  process.stdin.once('end', end);
-  process.stdin.once('close', end);
+  input.once('end', end);
+  input.once('close', end);
   const lines = new LineFilter(MAX_LINE_BYTES, {
     oversized: () => void answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
     admit: (line) => {
@@ -52,13 +62,13 @@ export function serveStdio(session: GatewaySession, onEnd: () => void, modern: (
       return answered === undefined;
     },
   });
-  const transport = new StdioServerTransport(lines, process.stdout);
+  const transport = new StdioServerTransport(lines, output);
   const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
-  // The entry takes the transport's onclose and onerror: stdin's end (above) tells of the client going.
+  // The entry takes the transport's onclose and onerror: the input's end (above) tells of the client going.
   const onerror = (error: Error): void => {
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
-  process.stdin.pipe(lines);
+  input.pipe(lines);
   serveEras(({ era }) => (era === 'modern' ? modern() : session.server), { transport, onerror });
 }
 

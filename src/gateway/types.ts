@@ -10,6 +10,8 @@ import type { CallOptions, CallOutcome, RequestOrigin } from '../upstream/types.
 /** Calls one tool on one upstream by its upstream name. Never rejects. */
 export interface UpstreamCaller {
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
+  /** Starts a lazy upstream that is not running, without waiting (a search found its tools; issue #11). */
+  warm?(server: string): void;
 }
 
 /** How a search went (DESIGN §5, §8, §10). `matched` holds qualified names from the catalogue only. */

@@ -21,12 +21,15 @@ import { describeFailure } from './failure.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
+import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
+import type { ListingStore } from './listingCache.js';
+import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
-import type { CallOptions, CallOutcome, RequestOrigin, UpstreamStatus } from './types.js';
+import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
 import type { GroupRegistry } from './watchdog.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
@@ -62,6 +65,15 @@ export interface ConnectionOptions {
   readonly random?: () => number;
   /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
   readonly transports?: TransportFactory;
+  /** The catalogue cache: read at construction, written after every listing (issue #11). */
+  readonly cache?: ListingStore;
+  /**
+   * The config's defaults for a server's `lazy` and `idleStopMs` (ms; 0 never stops), read at each
+   * use so a reloaded config applies to running upstreams (default: eager).
+   */
+  readonly lazyDefaults?: () => { readonly lazy: boolean; readonly idleStopMs: number };
+  /** OAuth sign-in for remote upstreams (issue #10); without it remote servers get only their `headers`. */
+  readonly auth?: UpstreamAuth;
   /** Told of every stdio process group, so the groups end even if the gateway is killed (set by the pool). */
   readonly groups?: GroupRegistry;
 }
@@ -95,10 +107,23 @@ export class UpstreamConnection {
   private readonly calls: CallRouter;
   private readonly notifications: NotificationGate | undefined;
   private readonly relister: Relister;
+  /** Capabilities from the cache, reported while the upstream is stopped. */
+  private cachedCapabilities: Record<string, unknown> | undefined;
+  /** Whether the tools came from the cache and no listing has confirmed them yet. */
+  private fromCache = false;
+  /** The start in progress, awaited by a first use. */
+  private starting: Promise<void> | undefined;
+  /** Calls and requests under way; an idle lazy upstream is stopped only when none is. */
+  private inUse = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly authProvider: ReturnType<UpstreamAuth['providerFor']>;
+  /** The needs-sign-in state of an OAuth upstream (issue #10). */
+  private readonly signIn: SignInGate | undefined;
 
   constructor(
     readonly key: string,
-    private readonly server: ServerConfig,
+    /** The entry; replaced by a reload that changed only catalogue keys (exposure, tools, prefix, schemas). */
+    public server: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
     // Only a remote server's Streamable HTTP streams can name the call a request belongs to.
@@ -113,9 +138,97 @@ export class UpstreamConnection {
       tools: () => this.tools,
       setTools: (tools) => {
         this.tools = tools;
+        this.saveListing();
       },
       onToolsChanged: () => options.onToolsChanged(key),
     });
+    this.authProvider = isRemote(server) ? options.auth?.providerFor(key, server) : undefined;
+    if (this.authProvider && options.auth && isRemote(server) && server.auth?.grantType !== 'client_credentials') {
+      this.signIn = new SignInGate(key, server, options.auth, options.logger, () => void this.start());
+      this.tools = options.auth.lastTools(key, server);
+    }
+  }
+
+  /** Whether this upstream starts on first use and stops when idle (issue #11 point 2). */
+  get lazy(): boolean {
+    return this.server.lazy ?? this.options.lazyDefaults?.().lazy ?? false;
+  }
+
+  /** How long this lazy upstream may stay unused before it is stopped, in ms (0: never). */
+  private get idleStopMs(): number {
+    return this.server.idleStopMs ?? this.options.lazyDefaults?.().idleStopMs ?? 0;
+  }
+
+  /**
+   * Begins the upstream's life in the pool. With a cached listing the cached tools are served at
+   * once: a lazy upstream stays `idle` (nothing spawned) until first use, an eager one starts in
+   * the background. Without one it starts and this resolves as {@link start} does.
+   */
+  open(): Promise<void> {
+    const cached = this.options.cache?.load(this.key, this.server);
+    if (!cached) return this.start();
+    this.tools = cached.tools;
+    this.instructions = cached.instructions;
+    this.cachedCapabilities = cached.capabilities;
+    this.fromCache = true;
+    if (this.lazy) this.status = 'idle';
+    else void this.start();
+    return Promise.resolve();
+  }
+
+  /** Starts an `idle` upstream, or waits for the start under way; then the status says how it went. */
+  private async ensureStarted(): Promise<void> {
+    if (this.status === 'idle') await this.start();
+    else if (this.status === 'starting') await this.starting;
+  }
+
+  /**
+   * Starts an `idle` upstream in the background (a search found its tools, so a call is likely
+   * next); does nothing in any other state.
+   */
+  warm(): void {
+    if (this.status === 'idle') void this.start();
+    else this.touch();
+  }
+
+  /** Runs `op` with the upstream started (if idle) and counted as in use; idle time counts from the end. */
+  private async inUseFor<T>(op: () => Promise<T>): Promise<T> {
+    this.inUse += 1;
+    clearTimeout(this.idleTimer);
+    try {
+      await this.ensureStarted();
+      return await op();
+    } finally {
+      this.inUse -= 1;
+      this.touch();
+    }
+  }
+
+  /** (Re)arms the idle stop of a lazy upstream. */
+  private touch(): void {
+    const idleMs = this.idleStopMs;
+    clearTimeout(this.idleTimer);
+    if (!this.lazy || idleMs <= 0 || this.inUse > 0 || this.status !== 'ready') return;
+    this.idleTimer = setTimeout(() => this.stopIdle(), idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Stops a lazy upstream nobody used for its idle time; its tools stay served from the last listing. */
+  private stopIdle(): void {
+    if (this.inUse > 0 || this.status !== 'ready') return;
+    this.options.logger.info(`upstream "${this.key}" stopped after ${this.idleStopMs} ms unused; it starts again on first use`);
+    this.status = 'idle';
+    this.cachedCapabilities = this.client?.getServerCapabilities() as Record<string, unknown> | undefined;
+    this.endClient();
+  }
+
+  /** Writes the current listing to the cache (after a start or a re-list). */
+  private saveListing(): void {
+    const client = this.client;
+    const instructions = client?.getInstructions();
+    const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
+    this.fromCache = false;
+    this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}) });
   }
 
   /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
@@ -134,7 +247,8 @@ export class UpstreamConnection {
    * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
   start(): Promise<void> {
-    return outsideCalls(() => this.startNow());
+    this.starting ??= outsideCalls(() => this.startNow()).finally(() => (this.starting = undefined));
+    return this.starting;
   }
 
   private async startNow(): Promise<void> {
@@ -154,14 +268,18 @@ export class UpstreamConnection {
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
+      this.saveListing();
       this.stderrTail.markUp();
+      if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
       // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
       this.relister.resume();
+      this.touch();
     } catch (error) {
       if (this.isClosed()) return;
+      if (this.signIn && signInFailure(error)) return this.needSignIn(true);
       this.lastError = describeFailure(error, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
-      this.status = this.tools.length > 0 ? 'down' : 'failed';
+      this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
       const repeated = this.lastError === this.lastWarned;
       const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
       this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
@@ -183,7 +301,7 @@ export class UpstreamConnection {
     const make = this.options.transports ?? transportsFor(this.options.baseDir, this.options.groups);
     let lastError: unknown = new Error('no transport for this server');
     this.stderrTail.clear();
-    for (const candidate of make(this.server, (line) => this.onStderr(line))) {
+    for (const candidate of make(this.server, (line) => this.onStderr(line), this.authProvider)) {
       if (!this.isCurrent(generation)) break;
       const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest());
       this.client = client;
@@ -204,6 +322,9 @@ export class UpstreamConnection {
         lastError = error;
         if (!this.isCurrent(generation)) break;
         this.endClient();
+        // Credentials are refused whatever the transport: trying SSE would only ask again.
+        if (signInFailure(error)) break;
+        this.options.logger.debug(`upstream "${this.key}": ${error instanceof Error ? error.message : String(error)}; trying the next transport`);
       }
     }
     throw lastError;
@@ -263,6 +384,7 @@ export class UpstreamConnection {
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
   get capabilities(): Record<string, unknown> | undefined {
+    if (this.status === 'idle') return this.cachedCapabilities;
     return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
   }
 
@@ -272,18 +394,38 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const outcome = await this.calls.track(options.origin, () =>
-      this.withRenewal((client) =>
-        sendToolCall(client, name, args, options, {
-          server: this.server,
-          isCurrent: (sent) => sent === this.client,
-          retryInMs: () => this.retryInMs(),
-        }),
-      ),
-    );
+    const send = (): Promise<CallOutcome | typeof SESSION_EXPIRED | undefined> =>
+      this.inUseFor(() =>
+        this.calls.track(options.origin, () =>
+          this.withRenewal((client) =>
+            sendToolCall(client, name, args, options, {
+              server: this.server,
+              isCurrent: (sent) => sent === this.client,
+              retryInMs: () => this.retryInMs(),
+            }),
+          ),
+        ),
+      );
+    let outcome = await send();
+    // A 403 insufficient_scope the SDK could not step up without a browser: sign in for the wider scope once, then retry once.
+    if (outcome !== undefined && outcome !== SESSION_EXPIRED && outcome.kind === 'unavailable' && outcome.stepUpScope && (await this.signIn?.stepUp(outcome.stepUpScope))) {
+      outcome = await send();
+    }
     if (outcome === undefined) return this.unavailable();
     if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
+    if (outcome.kind === 'unavailable' && outcome.needsSignIn && this.signIn) {
+      this.needSignIn(false);
+      return this.unavailable();
+    }
     return outcome;
+  }
+
+  /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
+  private needSignIn(onStart: boolean): void {
+    this.status = 'needs_sign_in';
+    this.endClient();
+    this.signIn!.enter(onStart);
+    this.lastError = this.signIn!.message();
   }
 
   /**
@@ -292,7 +434,7 @@ export class UpstreamConnection {
    * remote session is renewed and the request sent once more, as for calls.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
-    const outcome = await this.calls.track(options.origin, () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server)));
+    const outcome = await this.inUseFor(() => this.calls.track(options.origin, () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server))));
     if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     return outcome;
@@ -323,6 +465,7 @@ export class UpstreamConnection {
   }
 
   private unavailable(): CallOutcome {
+    if (this.status === 'needs_sign_in' && this.signIn) return { kind: 'unavailable', reason: this.signIn.message() };
     if (this.status === 'starting') return { kind: 'unavailable', reason: `${this.lastError || 'it is starting'}; it is restarting now` };
     const retryInMs = this.retryInMs();
     return { kind: 'unavailable', reason: this.lastError || this.status, ...(retryInMs !== undefined ? { retryInMs } : {}) };
@@ -346,8 +489,10 @@ export class UpstreamConnection {
   async close(): Promise<void> {
     this.status = 'closed';
     clearTimeout(this.retryTimer);
+    clearTimeout(this.idleTimer);
     this.relister.close();
     this.notifications?.close();
+    this.signIn?.close();
     this.abandonStart?.(new Error('closed'));
     this.endClient();
     await Promise.all(this.ending.values());

@@ -4,7 +4,7 @@
  * (ok | timeout | unavailable | cancelled | upstream_error); MCP spec, Transports › Streamable HTTP ›
  * Session management (HTTP 404 for an unknown session).
  */
-import { ProtocolError, SdkErrorCode, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkErrorCode, SdkError, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { CallOutcome } from './types.js';
 
 /** What the connection knows about a failed call. Times in ms. */
@@ -36,6 +36,8 @@ export function classifyFailure(error: unknown, call: FailedCall): CallOutcome {
   if (call.closed && error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return { kind: 'unavailable', reason: 'the connection closed during the call', ...retry(call) };
   }
+  const signIn = signInFailure(error);
+  if (signIn) return { kind: 'unavailable', reason: 'it needs sign-in', needsSignIn: true, ...(signIn.stepUpScope ? { stepUpScope: signIn.stepUpScope } : {}) };
   if (error instanceof ProtocolError) return { kind: 'upstream_error', code: error.code, message: error.message };
   return { kind: 'upstream_error', message: error instanceof Error ? error.message : String(error) };
 }
@@ -49,6 +51,24 @@ export function notSentReason(error: unknown): string | undefined {
   if (!(error instanceof RangeError)) return undefined;
   if (/call stack/i.test(error.message)) return 'they are nested too deeply to serialise (Maximum call stack size exceeded)';
   return `they could not be serialised (${error.message})`;
+}
+
+/**
+ * Whether a failure means the upstream needs the user to sign in (issue #10 item 4): the provider's
+ * `NeedsSignInError` (matched by name: `upstream/` does not import `auth/`), the SDK's
+ * `UnauthorizedError`, or a final HTTP 401/403 after the SDK's own refresh or step-up. Looks through
+ * `cause`. `stepUpScope` is set when more scope was asked for (a 403 `insufficient_scope`).
+ */
+export function signInFailure(error: unknown): { stepUpScope?: string } | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth += 1) {
+    if (at.name === 'NeedsSignInError') {
+      const { stepUp, scope } = at as Error & { stepUp?: boolean; scope?: string };
+      return stepUp && scope ? { stepUpScope: scope } : {};
+    }
+    if (at instanceof UnauthorizedError) return {};
+    if (at instanceof SdkHttpError && (at.status === 401 || at.status === 403)) return {};
+  }
+  return undefined;
 }
 
 /** True when a Streamable HTTP request was refused with 404: the server no longer knows our session. */

@@ -6,6 +6,7 @@
  */
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
+import { stableJson } from '../lib/hash.js';
 import { UpstreamConnection, type ConnectionOptions } from './connection.js';
 import { GroupWatchdog } from './watchdog.js';
 
@@ -27,9 +28,27 @@ export interface UpstreamSummary {
   readonly error?: string;
 }
 
+/** Which servers a reload touched, by key. */
+export interface Reconciled {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /** Entries whose upstream part changed: restarted. */
+  readonly restarted: readonly string[];
+}
+
+/**
+ * The part of an entry that concerns the upstream connection: everything but the catalogue's own
+ * keys (exposure, per-tool rules, prefix, schemas), which a shelf rebuild applies without a restart.
+ */
+function upstreamPart(server: ServerConfig): string {
+  const { exposure: _e, tools: _t, prefix: _p, schemas: _s, ...rest } = server;
+  return stableJson(rest);
+}
+
 /** Every configured upstream by server key; satisfies the gateway's `UpstreamCaller`. */
 export class UpstreamPool {
-  private readonly connections = new Map<string, UpstreamConnection>();
+  private connections = new Map<string, UpstreamConnection>();
+  private readonly options: ConnectionOptions;
   /** Ends the stdio upstreams' process groups if this process dies without closing the pool (issue #8 point 6). */
   private readonly watchdog: GroupWatchdog | undefined;
 
@@ -38,20 +57,57 @@ export class UpstreamPool {
     const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(process.env);
     if (!options.groups) this.watchdog = new GroupWatchdog((message) => options.logger.warn(message));
     const groups = options.groups ?? this.watchdog;
-    const shared = { ...options, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}), ...(groups ? { groups } : {}) };
+    this.options = { ...options, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}), ...(groups ? { groups } : {}) };
     for (const [key, server] of Object.entries(servers)) {
-      this.connections.set(key, new UpstreamConnection(key, server, shared));
+      this.connections.set(key, new UpstreamConnection(key, server, this.options));
     }
   }
 
 
   /**
-   * Starts every upstream at once; resolves when each is ready or has failed, by the start timeout
-   * at the latest, or at once after close(). Never rejects. An upstream that comes up later (on a
-   * retry) is announced with `onToolsChanged`.
+   * Opens every upstream at once (see {@link UpstreamConnection.open}: one with a cached listing is
+   * served from it at once); resolves when each uncached one is ready or has failed, by the start
+   * timeout at the latest, or at once after close(). Never rejects. An upstream that comes up later
+   * (on a retry, or behind a cached listing) is announced with `onToolsChanged`.
    */
   async start(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.start()));
+    await Promise.all([...this.connections.values()].map((c) => c.open()));
+  }
+
+  /**
+   * Applies a reloaded config's servers (issue #11 point 3): ends removed ones, restarts those whose
+   * upstream part changed, opens added ones (in the background; `onToolsChanged` announces them),
+   * and leaves the rest running. Order follows `servers`. Resolves once removed and replaced
+   * upstreams have ended.
+   */
+  async reconcile(servers: Readonly<Record<string, ServerConfig>>): Promise<Reconciled> {
+    const old = this.connections;
+    const removed = [...old.keys()].filter((key) => !Object.hasOwn(servers, key));
+    const added: string[] = [];
+    const restarted: string[] = [];
+    const next = new Map<string, UpstreamConnection>();
+    const fresh: UpstreamConnection[] = [];
+    for (const [key, server] of Object.entries(servers)) {
+      const existing = old.get(key);
+      if (existing && upstreamPart(existing.server) === upstreamPart(server)) {
+        existing.server = server;
+        next.set(key, existing);
+        continue;
+      }
+      (existing ? restarted : added).push(key);
+      const connection = new UpstreamConnection(key, server, this.options);
+      next.set(key, connection);
+      fresh.push(connection);
+    }
+    this.connections = next;
+    await Promise.all([...removed, ...restarted].map((key) => old.get(key)?.close()));
+    for (const connection of fresh) void connection.open();
+    return { added, removed, restarted };
+  }
+
+  /** Starts upstream `server` if it is idle (a search found its tools); unknown keys are ignored. */
+  warm(server: string): void {
+    this.connections.get(server)?.warm();
   }
 
   /** Each server key with its last-listed tools (empty for one that never came up). */

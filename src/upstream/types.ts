@@ -1,9 +1,16 @@
 /**
  * Shapes shared by the upstream folder and its callers.
  */
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { UpstreamTool } from '../catalog/types.js';
+import type { RemoteServerConfig } from '../config/types.js';
 
-/** Lifecycle of one upstream: `starting` while (re)connecting, `failed` never came up, `down` was up and awaits a restart. */
-export type UpstreamStatus = 'starting' | 'ready' | 'down' | 'failed' | 'closed';
+/**
+ * Lifecycle of one upstream: `starting` while (re)connecting, `failed` never came up, `down` was up
+ * and awaits a restart, `idle` not running (lazy: served from the catalogue cache until first use),
+ * `needs_sign_in` waits for the user to sign in (issue #10; no retries).
+ */
+export type UpstreamStatus = 'idle' | 'starting' | 'ready' | 'down' | 'failed' | 'needs_sign_in' | 'closed';
 
 /** Progress from the upstream for one call (MCP spec, Utilities › Progress). */
 export interface ProgressUpdate {
@@ -43,7 +50,15 @@ export interface CallOptions {
 export type CallOutcome =
   | { readonly kind: 'ok'; readonly result: Record<string, unknown> }
   | { readonly kind: 'timeout'; readonly ms: number }
-  | { readonly kind: 'unavailable'; readonly reason: string; readonly retryInMs?: number }
+  | {
+      readonly kind: 'unavailable';
+      readonly reason: string;
+      readonly retryInMs?: number;
+      /** The upstream refused the credentials: it needs the user to sign in (issue #10). */
+      readonly needsSignIn?: true;
+      /** The scope a 403 `insufficient_scope` asked for, when stepping up could help. */
+      readonly stepUpScope?: string;
+    }
   | { readonly kind: 'cancelled' }
   | {
       readonly kind: 'upstream_error';
@@ -52,3 +67,23 @@ export type CallOutcome =
       /** Set when the request never left the gateway (its arguments could not be serialised): not the upstream's doing. */
       readonly notSent?: true;
     };
+
+/**
+ * Sign-in services for remote upstreams (issue #10), implemented by `auth/`: `upstream/` uses them
+ * through this interface only.
+ */
+export interface UpstreamAuth {
+  /** The OAuth provider for `server`'s transports; undefined when it sends its own `Authorization` header. */
+  providerFor(key: string, server: RemoteServerConfig): OAuthClientProvider | undefined;
+  /**
+   * Runs a browser sign-in for `server` (asking for `scope` too, for a step-up); absent when this
+   * process must not open a browser (inspect, search). Resolves true once signed in; never rejects.
+   */
+  readonly signIn?: (key: string, server: RemoteServerConfig, scope?: string) => Promise<boolean>;
+  /** Calls `onSignedIn` when credentials for `server` appear in the store (e.g. `toolshelf auth login` in another process); returns the stop function. */
+  watch(key: string, server: RemoteServerConfig, onSignedIn: () => void): () => void;
+  /** The tools `server` last listed in any process, so they answer "needs sign-in" before it is signed in (issue #10 item 5). */
+  lastTools(key: string, server: RemoteServerConfig): readonly UpstreamTool[];
+  /** Keeps `tools` as the last known list of a server signed into (others leave nothing on disk). Never rejects. */
+  rememberTools(key: string, server: RemoteServerConfig, tools: readonly UpstreamTool[]): Promise<void>;
+}

@@ -203,7 +203,7 @@ function schemaText(line: string, name: string): string {
 
 describe('schemas on the wire (raw JSON-RPC)', () => {
   it('a schema within budget goes out byte-identical to the upstream’s: $schema, $defs, $ref, key order (§7)', async () => {
-    const [upstream, gateway] = await Promise.all([rawToolsList([BIG]), rawToolsList([cliPath, '--config', admissionConfig()])]);
+    const [upstream, gateway] = await Promise.all([rawToolsList([BIG]), rawToolsList([cliPath, '--config', admissionConfig(), '--no-share'])]);
     const canonical = schemaText(upstream, 'plain');
     expect(canonical).toMatch(/^\{"required":\["point"\],"\$schema":/);
     expect(upstream).toContain(canonical);

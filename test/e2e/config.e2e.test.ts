@@ -11,7 +11,7 @@ import { cliPath, fixture, tempDir, writeConfig } from '../helpers/gateway.js';
 import { startHttpFixture } from '../upstream/e2eHelpers.js';
 
 function run(configPath: string, env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [cliPath, '--config', configPath], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000, input: '' });
+  return spawnSync(process.execPath, [cliPath, '--config', configPath, '--no-share'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TOOLSHELF_STATE_DIR: process.env.TOOLSHELF_STATE_DIR ?? '', ...env }, timeout: 20_000, input: '' });
 }
 
 /** Writes raw JSON text (keeps keys such as "__proto__" as written) as a config file; returns its path. */
@@ -25,7 +25,7 @@ function writeText(text: string): string {
 function inspect(configPath: string, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cliPath, 'inspect', '--json', '--config', configPath], {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: { PATH: process.env.PATH ?? '', TOOLSHELF_STATE_DIR: process.env.TOOLSHELF_STATE_DIR ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 20_000,
     });
@@ -86,7 +86,7 @@ describe('a bad config file', () => {
 
   it('expands ${VAR} and ${VAR:-default} from the environment', () => {
     const path = writeConfig({ mcpServers: { a: { command: '${TOOLSHELF_TEST_CMD:-node}', args: ['-e', ''] } }, discovery: { enabled: true } });
-    const result = spawnSync(process.execPath, [cliPath, '--config', path], { encoding: 'utf8', input: '', timeout: 20_000 });
+    const result = spawnSync(process.execPath, [cliPath, '--config', path, '--no-share'], { encoding: 'utf8', input: '', timeout: 20_000 });
     expect(result.stderr).not.toMatch(/problem/);
   });
 });

@@ -147,7 +147,7 @@ describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN Â
     const path = writeConfig({ mcpServers: { mute: { command: 'node', args: [fixture('neverInit.mjs')] }, memory: { command: 'node', args: [serverEntry('memory')] } } });
     // With a start-up wait beyond the test timeout, exiting at all shows SIGTERM cut the start short
     // (no wall-clock bound, issue #8 point 11).
-    const child = spawn(process.execPath, [cliPath, '--config', path], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLSHELF_STARTUP_WAIT_MS: '600000' } });
+    const child = spawn(process.execPath, [cliPath, '--config', path, '--no-share'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLSHELF_STARTUP_WAIT_MS: '600000' } });
     child.stdout.resume();
     child.stderr.resume();
     expect(await waitFor(() => descendants(child.pid as number).length >= 2, 40_000)).toBe(true);

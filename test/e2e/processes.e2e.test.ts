@@ -34,7 +34,7 @@ describe('no process is left behind', () => {
   });
 
   it('when stdin ends without a client close', async () => {
-    const child = spawn(process.execPath, [`${repoRoot}dist/cli.js`, '--config', treeConfig()], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`${repoRoot}dist/cli.js`, '--config', treeConfig(), '--no-share'], { stdio: ['pipe', 'pipe', 'pipe'] });
     child.stderr.resume();
     child.stdout.resume();
     expect(await waitFor(() => descendants(child.pid as number).length >= 4, 15_000)).toBe(true);

@@ -19,7 +19,7 @@ describe('sampling and elicitation relayed to the client', () => {
       content: { type: 'text', text: `summary of ${JSON.stringify(request.params.messages[0]?.content)}`.slice(0, 60) },
     }));
     client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { ok: true } }));
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', configPath()], stderr: 'ignore' }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', configPath(), '--no-share'], env: { ...process.env } as Record<string, string>, stderr: 'ignore' }));
   });
   afterAll(() => client.close());
 

@@ -41,7 +41,7 @@ export interface RawStdio {
 
 /** Starts `dist/cli.js --config <path>` over stdio without a client library. */
 export function startRawStdio(configPath: string): RawStdio {
-  const child = spawn(process.execPath, [cliPath, '--config', configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, '--config', configPath, '--no-share'], { stdio: ['pipe', 'pipe', 'pipe'] });
   const received: Message[] = [];
   const junk: string[] = [];
   const stderr: string[] = [];

@@ -39,22 +39,28 @@ interface Publisher {
   resourceUpdated(uri: string): void;
 }
 
-/** Builds the modern front. `options` are a legacy session's, without id and held calls. */
-export function createModernFront(options: Omit<ModernOptions, 'held'>): ModernFront {
+/**
+ * Builds the modern front. `current` gives a legacy session's options, without id, under the config
+ * applied now: each modern request or connection is served with them as they are when it comes.
+ */
+export function createModernFront(current: () => Omit<ModernOptions, 'held'>): ModernFront {
   const held = new HeldCalls();
-  const full: ModernOptions = { ...options, held };
+  const build = (): ModernServer => modernServer({ ...current(), held });
   let handler: McpHttpHandler | undefined;
   const http = (): McpHttpHandler =>
-    (handler ??= createMcpHandler(({ era }) => (era === 'modern' ? modernServer(full) : refuse()), {
+    (handler ??= createMcpHandler(({ era }) => (era === 'modern' ? build() : refuse()), {
       legacy: 'reject',
-      onerror: (error) => options.logger.debug(`modern http: ${error.message}`),
+      onerror: (error) => current().logger.debug(`modern http: ${error.message}`),
     }));
   const stdio = new Set<ModernServer>();
   const publishers: Publisher[] = [
     { toolsChanged: () => handler?.notify.toolsChanged(), promptsChanged: () => handler?.notify.promptsChanged(), resourcesChanged: () => handler?.notify.resourcesChanged(), resourceUpdated: (uri) => handler?.notify.resourceUpdated(uri) },
     stdioPublisher(stdio),
   ];
-  const fingerprint = (): string => JSON.stringify([undefined, SEARCHES_MCP_TOOLS[0]].map((name) => modernTools(options, name)));
+  const fingerprint = (): string => {
+    const options = current();
+    return JSON.stringify([undefined, SEARCHES_MCP_TOOLS[0]].map((name) => modernTools(options, name)));
+  };
   let listed = fingerprint();
   return {
     async serveHttp(req, res, body) {
@@ -69,7 +75,7 @@ export function createModernFront(options: Omit<ModernOptions, 'held'>): ModernF
       return true;
     },
     stdioServer() {
-      const server = modernServer(full);
+      const server = build();
       stdio.add(server);
       server.onclose = () => void stdio.delete(server);
       return server;
@@ -84,7 +90,7 @@ export function createModernFront(options: Omit<ModernOptions, 'held'>): ModernF
       for (const p of publishers) {
         if (method === 'notifications/resources/list_changed') p.resourcesChanged();
         else if (method === 'notifications/prompts/list_changed') p.promptsChanged();
-        else if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') p.resourceUpdated(clientUri(options.passthrough.routes, server, params.uri));
+        else if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') p.resourceUpdated(clientUri(current().passthrough.routes, server, params.uri));
       }
     },
     close: async () => {

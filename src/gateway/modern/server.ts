@@ -32,12 +32,8 @@ import { fitResult } from '../results.js';
 import type { SessionOptions } from '../session.js';
 import type { HeldCalls } from './heldCalls.js';
 
-/**
- * What a modern server is built from: a legacy session's options without its id, toolshelf's
- * instructions as they are now (upstreams that became ready since start add theirs), and the
- * process's held calls.
- */
-export type ModernOptions = Omit<SessionOptions, 'id' | 'instructions'> & { readonly instructions: () => string; readonly held: HeldCalls };
+/** What a modern server is built from: a legacy session's options without its id, and the process's held calls. */
+export type ModernOptions = Omit<SessionOptions, 'id'> & { readonly held: HeldCalls };
 
 /**
  * Cache hint on modern `tools/list` results (MCP spec 2026-07-28, Server › Utilities › Caching).
@@ -90,7 +86,7 @@ export function modernServer(options: ModernOptions): ModernServer {
   const capabilities = passthroughCapabilities(options.passthrough.directory);
   const server = new ModernServer(
     { name: 'toolshelf', version: options.version },
-    { capabilities: { tools: { listChanged: true }, ...capabilities }, instructions: modernInstructions(options.instructions()), cacheHints: { 'tools/list': TOOLS_LIST_CACHE } },
+    { capabilities: { tools: { listChanged: true }, ...capabilities }, instructions: modernInstructions(options.instructions ?? SHELF_INSTRUCTIONS), cacheHints: { 'tools/list': TOOLS_LIST_CACHE } },
   );
   handleRequest(server, ListToolsRequestSchema, (request, ctx) => {
     if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');

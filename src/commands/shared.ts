@@ -1,0 +1,53 @@
+/**
+ * `toolshelf` over stdio with sharing on (issue #11 point 1): the relay side (find or start the
+ * background instance for this config, then relay stdio to it) and the instance side (claim the
+ * socket, release it on exit). The default for stdio clients; `--no-share` or `"share": {"enabled":
+ * false}` serves from the client's own process as before.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { claimInstance, releaseInstance } from '../share/claim.js';
+import { instancePaths, instancePathsOf, type InstancePaths } from '../share/paths.js';
+import { relayToSharedInstance } from '../share/relay.js';
+import type { Logger } from '../trace/log.js';
+import { VERSION } from './common.js';
+
+/** The CLI entry the instance runs, beside this folder in `dist/`. */
+const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
+
+/**
+ * How long a client waits for a new instance to listen, in ms: the gateway's own start-up wait for
+ * upstreams (10 s by default) plus Node's start on a loaded machine, with room to spare.
+ */
+const INSTANCE_START_WAIT_MS = 60_000;
+
+/**
+ * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
+ * starting it when needed. Returns the exit code.
+ */
+export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void): Promise<number> {
+  const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
+  const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
+  return relayToSharedInstance({
+    paths,
+    instanceArgs: [CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket],
+    startWaitMs: INSTANCE_START_WAIT_MS,
+    input: process.stdin,
+    output: process.stdout,
+    note: (line) => err(`${line}\n`),
+  });
+}
+
+/**
+ * Claims the instance at `socket` for this process; undefined (after a log line) when another live
+ * instance holds it. The claim is released when the process exits, however it exits.
+ */
+export function claimSharedInstance(socket: string, logger: Logger): InstancePaths | undefined {
+  const paths = instancePathsOf(socket);
+  if (!claimInstance(paths)) {
+    logger.info(`another shared instance already serves ${socket}; this one ends`);
+    return undefined;
+  }
+  process.once('exit', () => releaseInstance(paths));
+  return paths;
+}

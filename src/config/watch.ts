@@ -1,0 +1,81 @@
+/**
+ * Config reload (issue #11 point 3): watches the config file and applies each valid edit; a file
+ * that fails validation is refused with every problem listed and the running config kept. Watches
+ * the file and its folder, because editors that save by writing a new file and renaming it over the
+ * old one (vim, JetBrains) end the file's own watch. Events are debounced, and a save that leaves
+ * the text unchanged does nothing.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { parseConfig } from './load.js';
+import type { Config, ConfigProblem } from './types.js';
+
+/** Quiet time after the last file event before the file is read, in ms (editors write in bursts). */
+export const RELOAD_DEBOUNCE_MS = 200;
+
+/** What the watcher reports. */
+export interface ConfigWatchHooks {
+  /** A changed file that is valid; resolves once applied (the next change waits for it). */
+  readonly onValid: (config: Config) => Promise<void>;
+  /** A changed file that is not; every problem by JSON path. */
+  readonly onInvalid: (problems: readonly ConfigProblem[]) => void;
+}
+
+/** A running watch; `close()` ends it. */
+export interface ConfigWatch {
+  close(): void;
+}
+
+/**
+ * Watches `path` (its text as last applied is `appliedText`), expanding `${VAR}` with `env`.
+ * Never throws after start: a file that cannot be read is reported through `onInvalid`.
+ */
+export function watchConfig(path: string, appliedText: string, env: Readonly<Record<string, string | undefined>>, hooks: ConfigWatchHooks): ConfigWatch {
+  const file = resolve(path);
+  const name = basename(file);
+  let applied = appliedText;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const check = async (): Promise<void> => {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      // Mid-rename the file can be missing for a moment; the rename's own event brings us back.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      return hooks.onInvalid([{ path: '/', message: `cannot read ${file}: ${(error as Error).message}` }]);
+    }
+    if (text === applied) return;
+    applied = text;
+    const parsed = parseConfig(text, env, dirname(file));
+    if (!parsed.ok) return hooks.onInvalid(parsed.error);
+    await hooks.onValid(parsed.value);
+  };
+  const schedule = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(check, check);
+    }, RELOAD_DEBOUNCE_MS);
+  };
+  const watchers: FSWatcher[] = [];
+  const add = (target: string, filter?: (changed: string | null) => boolean): void => {
+    try {
+      const watcher = watch(target, { persistent: false }, (_event, changed) => {
+        if (!filter || filter(changed)) schedule();
+      });
+      watcher.on('error', () => watcher.close());
+      watchers.push(watcher);
+    } catch {
+      // A platform without fs.watch for this target: the other watch still covers most edits.
+    }
+  };
+  add(file);
+  add(dirname(file), (changed) => changed === null || changed === name);
+  return {
+    close() {
+      clearTimeout(timer);
+      for (const watcher of watchers) watcher.close();
+    },
+  };
+}

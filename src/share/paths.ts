@@ -1,0 +1,46 @@
+/**
+ * Where a shared instance lives (issue #11 point 1): one per config file, toolshelf version, serve
+ * flags and the values of the `${VAR}`s the file uses (two clients whose environments expand the
+ * file differently get different instances). Its socket, pid file and log sit in a folder only the
+ * current user can open: `$XDG_RUNTIME_DIR/toolshelf` when set (and no TOOLSHELF_STATE_DIR asks
+ * otherwise), else `<state>/shared`. Pure apart from reading nothing: callers pass the text.
+ */
+import { dirname, join } from 'node:path';
+import { stableHash } from '../lib/hash.js';
+import { STATE_DIR_ENV, stateDir } from '../lib/stateDir.js';
+
+/** One shared instance's files. */
+export interface InstancePaths {
+  /** Folder of every instance's files (created 0700). */
+  readonly dir: string;
+  /** Unix domain socket the instance listens on (mode 0600). */
+  readonly socket: string;
+  /** Holds the instance's pid; created exclusively, so one instance per socket starts. */
+  readonly pidFile: string;
+  /** The instance's stderr (its log). */
+  readonly log: string;
+}
+
+/** Names of the variables `${NAME}` / `${NAME:-…}` in the config text, sorted. */
+export function referencedVariables(text: string): string[] {
+  return [...new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!))].sort();
+}
+
+/**
+ * The instance's paths for the config at `configPath` (absolute) with raw text `text`, the serve
+ * flags that shape serving (`serveArgs`, without `--config`), and toolshelf's `version`. The name is
+ * 16 hex digits of a hash, which keeps the socket path under the 107-byte limit of sun_path.
+ */
+export function instancePaths(configPath: string, text: string, serveArgs: readonly string[], version: string, env: Readonly<Record<string, string | undefined>>): InstancePaths {
+  const variables = Object.fromEntries(referencedVariables(text).map((name) => [name, env[name] ?? null]));
+  const uid = process.getuid?.() ?? 0;
+  const name = stableHash({ configPath, serveArgs, version, variables, uid }).slice(0, 16);
+  const dir = !env[STATE_DIR_ENV] && env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'toolshelf') : join(stateDir(env), 'shared');
+  return { dir, socket: join(dir, `${name}.sock`), pidFile: join(dir, `${name}.pid`), log: join(dir, `${name}.log`) };
+}
+
+/** The paths of the instance listening at `socket` (as passed to `--shared-instance`). */
+export function instancePathsOf(socket: string): InstancePaths {
+  const base = socket.replace(/\.sock$/, '');
+  return { dir: dirname(socket), socket, pidFile: `${base}.pid`, log: `${base}.log` };
+}

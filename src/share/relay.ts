@@ -1,0 +1,126 @@
+/**
+ * The stdio side of a shared instance (issue #11 point 1): connects to the instance for this config
+ * (starting it when none answers) and relays bytes both ways between this process's stdio and the
+ * instance's socket, where the client gets a session of its own. A socket that does not answer (the
+ * instance crashed or was killed) is replaced by a new instance; a start that fails is tried once
+ * more. When the instance goes away mid-session this process ends, as a gateway that crashed would:
+ * the client's next start finds or starts a fresh one.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+import { ensurePrivateDir } from '../lib/stateDir.js';
+import { instancePid, processAlive } from './claim.js';
+import type { InstancePaths } from './paths.js';
+
+/** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
+export const START_ATTEMPTS = 2;
+/** Between connection attempts while an instance starts, in ms. */
+const POLL_MS = 100;
+/** How long a just-started instance may take to write its pid file before it counts as dead, in ms. */
+const BOOT_GRACE_MS = 5000;
+/** A log past this many bytes is emptied when a new instance starts, so it never grows unbounded. */
+const MAX_LOG_BYTES = 1024 * 1024;
+
+/** What the relay needs. Times in ms. */
+export interface RelayOptions {
+  readonly paths: InstancePaths;
+  /** Node arguments that start the instance (the CLI with `--shared-instance <socket>`). */
+  readonly instanceArgs: readonly string[];
+  /** Longest wait for a started instance to listen. */
+  readonly startWaitMs: number;
+  readonly input: Readable;
+  readonly output: Writable;
+  /** One line for the user on stderr. */
+  readonly note: (line: string) => void;
+}
+
+/** Connects to `path`; resolves with the socket or undefined when nothing listens there. */
+function tryConnect(path: string): Promise<Socket | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', () => resolve(undefined));
+  });
+}
+
+/** Starts an instance in its own process group, detached from this one, its stderr to the log. */
+function startInstance(options: RelayOptions): void {
+  const { paths } = options;
+  ensurePrivateDir(paths.dir);
+  try {
+    if (statSync(paths.log).size > MAX_LOG_BYTES) truncateSync(paths.log, 0);
+  } catch {
+    // No log yet.
+  }
+  const log = openSync(paths.log, 'a', 0o600);
+  try {
+    spawn(process.execPath, [...options.instanceArgs], { detached: true, stdio: ['ignore', 'ignore', log], env: process.env }).unref();
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** The last lines of the instance's log, for a failure message. */
+function logTail(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Finds the running instance or starts one (retried once); undefined when none came up in time. */
+async function reachInstance(options: RelayOptions): Promise<Socket | undefined> {
+  const { paths } = options;
+  const existing = await tryConnect(paths.socket);
+  if (existing) return existing;
+  for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
+    // An instance that holds the pid file and lives is still starting: wait for it rather than start a rival.
+    const owner = instancePid(paths);
+    if (owner === undefined || !processAlive(owner)) startInstance(options);
+    const started = Date.now();
+    while (Date.now() - started < options.startWaitMs) {
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      const socket = await tryConnect(paths.socket);
+      if (socket) return socket;
+      // No live owner after Node's start-up grace: the instance died (a bad start); try again.
+      const pid = instancePid(paths);
+      if ((pid === undefined || !processAlive(pid)) && Date.now() - started > BOOT_GRACE_MS) break;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Relays this process's stdio to the shared instance until either side ends. Returns the exit code:
+ * 0 when the client ended, 1 when the instance could not be reached or went away.
+ */
+export async function relayToSharedInstance(options: RelayOptions): Promise<number> {
+  const socket = await reachInstance(options);
+  if (!socket) {
+    const tail = logTail(options.paths.log);
+    options.note(`toolshelf: the shared instance did not start (log ${options.paths.log})${tail ? `:\n${tail}` : ''}\nRun with --no-share to serve from this process.`);
+    return 1;
+  }
+  options.note(`toolshelf: serving through the shared instance (pid ${instancePid(options.paths) ?? '?'}, log ${options.paths.log}); --no-share runs a gateway of its own`);
+  let clientEnded = false;
+  return new Promise<number>((resolve) => {
+    options.input.once('end', () => {
+      clientEnded = true;
+      socket.end();
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      options.input.unpipe(socket);
+      if (!clientEnded) options.note('toolshelf: the shared instance went away; the next start replaces it');
+      resolve(clientEnded ? 0 : 1);
+    });
+    options.input.pipe(socket, { end: false });
+    socket.pipe(options.output, { end: false });
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * Lazy upstreams from a cached catalogue (issue #11 point 2), through the real CLI over stdio: a
+ * start with a cached listing serves tools/list without spawning, a lazy upstream starts on its
+ * first call (or a search that finds its tools) and stops when idle, and a stale cache is corrected
+ * with list_changed. Spawns are counted by the recorder fixture's pid file.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { alive, fixture, startHttp, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  description: `The ${name} tool.`,
+  inputSchema: { type: 'object', properties: { id: { type: 'integer' }, ...extra } },
+});
+
+/** A config with one recorder upstream `rec` (direct, so its tools are in tools/list). */
+function setup(options: { lazy?: boolean; idleStopMs?: number; tools?: unknown[] } = {}) {
+  const dir = tempDir();
+  const pids = join(dir, 'pids.txt');
+  const toolsFile = join(dir, 'tools.json');
+  writeFileSync(toolsFile, JSON.stringify(options.tools ?? [tool('alpha'), tool('beta')]));
+  const path = writeConfig(
+    {
+      mcpServers: { rec: { command: 'node', args: [fixture('recorder.mjs')], env: { RECORD_PIDS: pids, TOOLS_FILE: toolsFile }, exposure: 'direct' } },
+      ...(options.lazy !== undefined ? { lazy: options.lazy } : {}),
+      ...(options.idleStopMs !== undefined ? { idleStopMs: options.idleStopMs } : {}),
+    },
+    dir,
+  );
+  const spawned = (): number[] => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+  return { path, toolsFile, spawned };
+}
+
+const open: Connected[] = [];
+async function start(path: string): Promise<Connected> {
+  const gateway = await startStdio(path, ['--no-share']);
+  open.push(gateway);
+  return gateway;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((g) => g.close()));
+});
+
+const names = async (g: Connected): Promise<string[]> => (await g.client.listTools()).tools.map((t) => t.name).sort();
+
+describe('catalogue cache and lazy upstreams', () => {
+  it('serves tools/list from the cache without spawning, and starts a lazy upstream on its first call', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    const first = await start(path);
+    expect(await names(first)).toEqual(['rec__alpha', 'rec__beta']);
+    expect(spawned()).toHaveLength(1); // no cache yet: listed once
+    await first.close();
+
+    const second = await start(path);
+    expect(await names(second)).toEqual(['rec__alpha', 'rec__beta']);
+    expect(spawned()).toHaveLength(1); // served from the cache: nothing spawned
+    const result = await second.client.callTool({ name: 'rec__alpha', arguments: { id: 1 } });
+    expect(spawned()).toHaveLength(2);
+    expect(textOf(result)).toBe(`alpha from ${spawned()[1]}`);
+  });
+
+  it('starts a lazy upstream when a search returns its tools', async () => {
+    const { path, spawned } = setup({ lazy: true, tools: [tool('alpha'), tool('weather_forecast')] });
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.mcpServers.rec.exposure = 'deferred';
+    writeFileSync(path, JSON.stringify(config));
+    await (await start(path)).close();
+    expect(spawned()).toHaveLength(1);
+
+    const gateway = await start(path);
+    expect(spawned()).toHaveLength(1);
+    await gateway.client.callTool({ name: 'tool_search', arguments: { query: 'weather forecast' } });
+    expect(await waitFor(() => spawned().length === 2, 20_000)).toBe(true);
+  });
+
+  it('stops a lazy upstream after its idle time and starts it again on the next call', async () => {
+    const { path, spawned } = setup({ lazy: true, idleStopMs: 300 });
+    const gateway = await start(path);
+    const [pid] = spawned();
+    expect(await waitFor(() => !alive(pid!), 20_000)).toBe(true);
+    const result = await gateway.client.callTool({ name: 'rec__beta', arguments: {} });
+    expect(spawned()).toHaveLength(2);
+    expect(textOf(result)).toBe(`beta from ${spawned()[1]}`);
+  });
+
+  it('corrects a stale cache when the upstream starts, and tells the client with list_changed', async () => {
+    const { path, toolsFile, spawned } = setup({ lazy: true });
+    await (await start(path)).close();
+    writeFileSync(toolsFile, JSON.stringify([tool('alpha', { extra: { type: 'string' } }), tool('gamma')]));
+
+    const gateway = await start(path);
+    let changed = 0;
+    gateway.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    expect(await names(gateway)).toEqual(['rec__alpha', 'rec__beta']); // the cache, stale
+    await gateway.client.callTool({ name: 'rec__alpha', arguments: { id: 2 } });
+    expect(spawned()).toHaveLength(2);
+    expect(await waitFor(() => changed > 0, 20_000)).toBe(true);
+    const listed = (await gateway.client.listTools()).tools;
+    expect(listed.map((t) => t.name).sort()).toEqual(['rec__alpha', 'rec__gamma']);
+    expect(Object.keys(listed.find((t) => t.name === 'rec__alpha')!.inputSchema.properties ?? {})).toContain('extra');
+  });
+
+  it('serves Streamable HTTP sessions from the cache too, starting the lazy upstream on the first call', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    const first = await startHttp(path);
+    await first.stop();
+    expect(spawned()).toHaveLength(1);
+    const second = await startHttp(path);
+    try {
+      const client = await second.connect();
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['rec__alpha', 'rec__beta']);
+      expect(spawned()).toHaveLength(1);
+      expect(textOf(await client.callTool({ name: 'rec__beta', arguments: {} }))).toBe(`beta from ${spawned()[1]}`);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('re-lists an edited entry instead of trusting the old cache', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    await (await start(path)).close();
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.mcpServers.rec.args.push('--edited');
+    writeFileSync(path, JSON.stringify(config));
+    await start(path);
+    expect(spawned()).toHaveLength(2);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * Config reload without a restart (issue #11 point 3), through the real CLI over stdio: an edit
+ * starts added servers, ends removed ones, restarts changed ones and leaves the rest running; a
+ * file that fails validation is refused with every problem listed on stderr and the running config
+ * kept. Processes are counted by the recorder fixture's pid files.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { alive, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+
+const dir = tempDir();
+const toolsFile = join(dir, 'tools.json');
+writeFileSync(toolsFile, JSON.stringify([{ name: 'ping', description: 'Answers.', inputSchema: { type: 'object', properties: {} } }]));
+const pidFile = (key: string): string => join(dir, `${key}.pids`);
+const entry = (key: string, extraArgs: string[] = []) => ({
+  command: 'node',
+  args: [fixture('recorder.mjs'), ...extraArgs],
+  env: { RECORD_PIDS: pidFile(key), TOOLS_FILE: toolsFile },
+});
+const pids = (key: string): number[] => (existsSync(pidFile(key)) ? readFileSync(pidFile(key), 'utf8').split('\n').filter(Boolean).map(Number) : []);
+
+const open: Connected[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((g) => g.close()));
+});
+
+/** Rewrites the config the way editors that save by rename do: a new file moved over the old one. */
+function save(path: string, config: unknown): void {
+  writeFileSync(`${path}.new`, JSON.stringify(config, null, 2));
+  renameSync(`${path}.new`, path);
+}
+
+const names = async (g: Connected): Promise<string[]> => (await g.client.listTools()).tools.map((t) => t.name).sort();
+
+/** Re-lists until the names are `expected` (a reload's upstream joins once it has listed), for at most `ms`. */
+async function namesBecome(g: Connected, expected: string[], ms = 20_000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  let last = await names(g);
+  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    last = await names(g);
+  }
+  return last;
+}
+
+describe('config reload', () => {
+  it('adds, removes and restarts only the servers that changed', async () => {
+    const config = { mcpServers: { keep: entry('keep'), gone: entry('gone'), edit: entry('edit') }, exposure: 'direct' };
+    const path = writeConfig(config, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    let changed = 0;
+    gateway.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    expect(await names(gateway)).toEqual(['edit__ping', 'gone__ping', 'keep__ping']);
+    const [gonePid] = pids('gone');
+    const [editPid] = pids('edit');
+
+    save(path, { mcpServers: { keep: entry('keep'), edit: entry('edit', ['--changed']), added: entry('added') }, exposure: 'direct' });
+    expect(await waitFor(() => gateway.stderr.some((l) => l.includes('config reloaded')), 20_000)).toBe(true);
+    expect(await waitFor(() => changed > 0 && pids('added').length === 1, 20_000)).toBe(true);
+    expect(await waitFor(() => !alive(gonePid!) && !alive(editPid!), 20_000)).toBe(true);
+    expect(await waitFor(() => pids('edit').length === 2, 20_000)).toBe(true);
+    expect(pids('keep')).toHaveLength(1); // untouched: never restarted
+    expect(await namesBecome(gateway, ['added__ping', 'edit__ping', 'keep__ping'])).toEqual(['added__ping', 'edit__ping', 'keep__ping']);
+    expect(textOf(await gateway.client.callTool({ name: 'added__ping', arguments: {} }))).toBe(`ping from ${pids('added')[0]}`);
+    expect(textOf(await gateway.client.callTool({ name: 'edit__ping', arguments: {} }))).toBe(`ping from ${pids('edit')[1]}`);
+  });
+
+  it('refuses a file that fails validation, lists every problem and keeps the running config', async () => {
+    const path = writeConfig({ mcpServers: { keep: entry('solo') }, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    save(path, { mcpServers: { keep: { command: 'node', url: 'http://127.0.0.1:1/mcp' }, other: { command: 7 } }, exposure: 'sideways' });
+    expect(await waitFor(() => gateway.stderr.some((l) => l.includes('problem(s); the running config is kept')), 20_000)).toBe(true);
+    const text = gateway.stderr.join('\n');
+    expect(text).toContain('/exposure:');
+    expect(text).toContain('/mcpServers/keep:');
+    expect(text).toContain('/mcpServers/other/command:');
+    expect(await names(gateway)).toEqual(['keep__ping']);
+    expect(textOf(await gateway.client.callTool({ name: 'keep__ping', arguments: {} }))).toBe(`ping from ${pids('solo')[0]}`);
+    expect(pids('solo')).toHaveLength(1);
+
+    // Fixed again: applied, and the unchanged server keeps running.
+    save(path, { mcpServers: { keep: entry('solo'), more: entry('more') }, exposure: 'direct' });
+    expect(await waitFor(() => pids('more').length === 1, 20_000)).toBe(true);
+    expect(pids('solo')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * Shared upstreams (issue #11 point 1), through the real CLI over stdio with the SDK Client: stdio
+ * clients of one config share one background instance and one set of upstream processes (counted by
+ * the recorder fixture's pid file), each keeps its own promotions, the instance ends once its last
+ * client has been gone for `share.idleExitMs`, and a killed instance is replaced by the next client.
+ * Each test has its own TOOLSHELF_STATE_DIR (test/helpers/stateDir.setup.ts), so no instance is
+ * shared across tests or with the user.
+ */
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { alive, cliPath, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+
+function setup(exposure: 'direct' | 'deferred' = 'direct') {
+  const dir = tempDir();
+  const pids = join(dir, 'pids.txt');
+  const toolsFile = join(dir, 'tools.json');
+  const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: 'object', properties: {} } });
+  writeFileSync(toolsFile, JSON.stringify([tool('ping', 'Answers with the pid.'), tool('weather_forecast', 'Tells the weather forecast for a city.')]));
+  const path = writeConfig(
+    { mcpServers: { rec: { command: 'node', args: [fixture('recorder.mjs')], env: { RECORD_PIDS: pids, TOOLS_FILE: toolsFile }, exposure } }, share: { idleExitMs: 300 } },
+    dir,
+  );
+  const upstreams = (): number[] => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+  return { path, upstreams };
+}
+
+/** Pids of the shared instances of this test (their pid files in the test's state folder). */
+function instances(): number[] {
+  const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.pid'))
+    .map((f) => Number(readFileSync(join(dir, f), 'utf8').trim()));
+}
+
+const open: Connected[] = [];
+const started: number[] = [];
+async function client(path: string, name = 'e2e-client'): Promise<Connected> {
+  const connected = await startStdio(path, ['--share'], name);
+  open.push(connected);
+  return connected;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
+  // An instance still in its idle time is ended cleanly (it ends its upstreams); what a killed one left is killed.
+  const running = instances().filter(alive);
+  for (const pid of running) process.kill(pid, 'SIGTERM');
+  await waitFor(() => !running.some(alive), 20_000);
+  for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+const names = async (c: Connected): Promise<string[]> => (await c.client.listTools()).tools.map((t) => t.name).sort();
+
+describe('shared upstreams', () => {
+  it('serves two stdio clients from one instance and one set of upstream processes', async () => {
+    const { path, upstreams } = setup();
+    const a = await client(path, 'client-a');
+    const b = await client(path, 'client-b');
+    expect(await names(a)).toEqual(['rec__ping', 'rec__weather_forecast']);
+    expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
+    expect(upstreams()).toHaveLength(1);
+    expect(instances()).toHaveLength(1);
+    // Only the current user can reach the instance: a 0700 folder, a 0600 socket.
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const socket = readdirSync(dir).find((f) => f.endsWith('.sock'))!;
+    expect(statSync(join(dir, socket)).mode & 0o777).toBe(0o600);
+    const [pid] = upstreams();
+    expect(textOf(await a.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
+    expect(textOf(await b.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
+    // The relays are this test's children; the instance and the upstream are not.
+    expect(instances()[0]).not.toBe(a.pid);
+    expect(instances()[0]).not.toBe(b.pid);
+  });
+
+  it('keeps promotions per client', async () => {
+    const { path } = setup('deferred');
+    const a = await client(path, 'client-a');
+    const b = await client(path, 'client-b');
+    let bChanged = 0;
+    b.client.setNotificationHandler('notifications/tools/list_changed', () => void (bChanged += 1));
+    const before = await names(b);
+    await a.client.callTool({ name: 'tool_search', arguments: { query: 'weather forecast' } });
+    expect(await names(a)).toContain('rec__weather_forecast');
+    expect(await names(b)).toEqual(before);
+    expect(before).not.toContain('rec__weather_forecast');
+    expect(bChanged).toBe(0);
+  });
+
+  it('ends the instance and its upstreams once the last client has been gone for idleExitMs', async () => {
+    const { path, upstreams } = setup();
+    const a = await client(path);
+    const b = await client(path);
+    const [instance] = instances();
+    await a.close();
+    await names(b); // still served after the first client left
+    await b.close();
+    expect(await waitFor(() => !alive(instance!), 20_000)).toBe(true);
+    expect(await waitFor(() => upstreams().every((pid) => !alive(pid)), 20_000)).toBe(true);
+    expect(readdirSync(join(process.env.TOOLSHELF_STATE_DIR!, 'shared')).filter((f) => f.endsWith('.sock') || f.endsWith('.pid'))).toEqual([]);
+  });
+
+  it('replaces a killed instance with a new one for the next client', async () => {
+    const { path, upstreams } = setup();
+    const a = await client(path);
+    await names(a);
+    const [killed] = instances();
+    started.push(...upstreams());
+    process.kill(killed!, 'SIGKILL');
+    expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true); // its relay ends with the instance
+
+    const b = await client(path);
+    expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
+    const [replacement] = instances();
+    expect(replacement).not.toBe(killed);
+    expect(alive(replacement!)).toBe(true);
+    const fresh = upstreams().at(-1);
+    expect(textOf(await b.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${fresh}`);
+  });
+
+  it('routes an upstream\'s sampling request to the client whose call caused it, not to the other', async () => {
+    const path = writeConfig({ mcpServers: { local: { command: 'node', args: [fixture('sampler.mjs')], exposure: 'direct' } }, share: { idleExitMs: 300 } });
+    const seen: Record<string, string[]> = { A: [], B: [] };
+    const sampling = async (name: 'A' | 'B'): Promise<Client> => {
+      const c = new Client({ name, version: '1.0.0' }, { capabilities: { sampling: {} } });
+      c.setRequestHandler('sampling/createMessage', (request) => {
+        const prompt = (request.params.messages[0]?.content as { text: string }).text;
+        seen[name]!.push(prompt);
+        return { role: 'assistant', model: name, content: { type: 'text', text: `${name} read ${prompt}` } };
+      });
+      await c.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', path, '--share'], env: { ...process.env } as Record<string, string>, stderr: 'ignore' }));
+      open.push({ client: c, pid: 0, stderr: [], close: () => c.close() });
+      return c;
+    };
+    const a = await sampling('A');
+    const b = await sampling('B');
+    await b.listTools();
+    expect(instances()).toHaveLength(1);
+    const result = await a.callTool({ name: 'local__ask', arguments: { prompt: 'secret of A', kind: 'sampling', related: false } });
+    expect(textOf(result)).toBe('answered: A read secret of A');
+    expect(seen).toEqual({ A: ['secret of A'], B: [] });
+  });
+
+  it('keeps one gateway per client with --no-share', async () => {
+    const { path, upstreams } = setup();
+    const a = await startStdio(path, ['--no-share']);
+    const b = await startStdio(path, ['--no-share']);
+    open.push(a, b);
+    await names(a);
+    await names(b);
+    expect(instances()).toEqual([]);
+    expect(await waitFor(() => upstreams().length === 2, 20_000)).toBe(true);
+  });
+});

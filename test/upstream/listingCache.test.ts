@@ -1,0 +1,46 @@
+/**
+ * The catalogue cache's files (issue #11 point 2): keyed by what decides the listing, written
+ * atomically with mode 0600 in a 0700 folder, and a damaged file is a miss.
+ */
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ListingCache } from '../../src/upstream/listingCache.js';
+import { createLogger } from '../../src/trace/log.js';
+import { tempDir } from '../helpers/gateway.js';
+
+const logger = createLogger('error');
+const entry = { command: 'node', args: ['server.js'], env: { A: '1' } };
+const tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
+
+describe('ListingCache', () => {
+  it('round-trips a listing in a private file', () => {
+    const state = tempDir();
+    const cache = new ListingCache(state, '/base', logger);
+    expect(cache.load('s', entry)).toBeUndefined();
+    cache.save('s', entry, { tools, instructions: 'Use echo.', capabilities: { tools: {} } });
+    expect(cache.load('renamed', entry)).toMatchObject({ tools, instructions: 'Use echo.', capabilities: { tools: {} } });
+    expect(statSync(cache.dir).mode & 0o777).toBe(0o700);
+    const files = readdirSync(cache.dir);
+    expect(files).toHaveLength(1); // no temp file left
+    expect(statSync(cache.pathFor(entry)).mode & 0o777).toBe(0o600);
+  });
+
+  it('gives an entry a new file when what it connects to changes, not when catalogue keys do', () => {
+    const cache = new ListingCache(tempDir(), '/base', logger);
+    const path = cache.pathFor(entry);
+    expect(cache.pathFor({ ...entry, exposure: 'direct', tools: { echo: { exposure: 'hidden' } }, timeoutMs: 5 })).toBe(path);
+    expect(cache.pathFor({ env: { A: '1' }, args: ['server.js'], command: 'node' })).toBe(path); // key order
+    expect(cache.pathFor({ ...entry, args: ['server.js', '--flag'] })).not.toBe(path);
+    expect(cache.pathFor({ ...entry, env: { A: '2' } })).not.toBe(path);
+    expect(new ListingCache(tempDir(), '/elsewhere', logger).pathFor(entry)).not.toBe(path);
+  });
+
+  it('treats a damaged or foreign file as a miss', () => {
+    const cache = new ListingCache(tempDir(), '/base', logger);
+    cache.save('s', entry, { tools });
+    writeFileSync(cache.pathFor(entry), '{"format":1,"tools":');
+    expect(cache.load('s', entry)).toBeUndefined();
+    writeFileSync(cache.pathFor(entry), JSON.stringify({ format: 99, tools }));
+    expect(cache.load('s', entry)).toBeUndefined();
+  });
+});
