@@ -3,9 +3,28 @@
 // call by name (test_simple_text, test://static-text, test_simple_prompt, …), written from the
 // requirements each scenario prints. server-everything implements none of those names, so it runs
 // beside this one (see servers.config.json) rather than instead of it.
+// Over stdio by default (how toolshelf starts it); with `--http` it serves Streamable HTTP on a free
+// 127.0.0.1 port instead, so the 0.2.x suite can also run directly against it
+// (scripts/conformance-next.mjs): 2025-era requests get sessions (sampling, elicitation and the GET
+// stream need them), 2026-07-28 requests go to the SDK's stateless handler. Prints `listening <url>`
+// on stderr; ends on SIGTERM or when stdin closes.
 // Source: MCP spec 2025-06-18 / 2025-11-25, Server features (Tools, Resources, Prompts), Utilities.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  Server,
+  ProtocolError,
+  ProtocolErrorCode,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
+import { sendWebResponse, webRequest } from '../dist/gateway/webBridge.js';
 
 /** A 1×1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -31,11 +50,6 @@ const WAV = (() => {
 const text = (value) => ({ type: 'text', text: value });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const noArgs = { type: 'object', properties: {} };
-
-const server = new Server(
-  { name: 'conformance-upstream', version: '1.0.0' },
-  { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} } },
-);
 
 const elicitSchemas = {
   test_elicitation: {
@@ -66,12 +80,12 @@ const elicitSchemas = {
 };
 
 /** Asks the client for input through elicitation/create; the answer comes back as text. */
-async function elicit(name, message) {
+async function elicit(server, name, message) {
   const answer = await server.elicitInput({ message, requestedSchema: elicitSchemas[name] });
   return { content: [text(`Elicitation ${answer.action}: ${JSON.stringify(answer.content ?? {})}`)] };
 }
 
-/** name → [description, inputSchema, run(args, ctx)]. */
+/** name → [description, inputSchema, run(args, ctx, server)]. */
 const tools = {
   test_simple_text: ['Returns one text block.', noArgs, () => ({ content: [text('This is a simple text response for testing.')] })],
   test_image_content: ['Returns a PNG image.', noArgs, () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] })],
@@ -95,7 +109,7 @@ const tools = {
   test_tool_with_logging: [
     'Sends three info log messages while it runs.',
     noArgs,
-    async () => {
+    async (_args, _ctx, server) => {
       for (const [i, data] of ['Tool execution started', 'Tool processing data', 'Tool execution completed'].entries()) {
         if (i > 0) await sleep(50);
         await server.sendLoggingMessage({ level: 'info', data });
@@ -119,7 +133,7 @@ const tools = {
   test_sampling: [
     'Asks the client to sample a reply to the prompt.',
     { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
-    async (args) => {
+    async (args, _ctx, server) => {
       const reply = await server.createMessage({ messages: [{ role: 'user', content: text(args.prompt) }], maxTokens: 100 });
       return { content: [text(`LLM response: ${reply.content.type === 'text' ? reply.content.text : reply.content.type}`)] };
     },
@@ -127,10 +141,10 @@ const tools = {
   test_elicitation: [
     'Asks the client for a user name and email.',
     { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-    (args) => elicit('test_elicitation', args.message),
+    (args, _ctx, server) => elicit(server, 'test_elicitation', args.message),
   ],
-  test_elicitation_sep1034_defaults: ['Elicits one field of each primitive type, each with a default.', noArgs, () => elicit('test_elicitation_sep1034_defaults', 'Accept the defaults')],
-  test_elicitation_sep1330_enums: ['Elicits the five enum schema variants.', noArgs, () => elicit('test_elicitation_sep1330_enums', 'Pick options')],
+  test_elicitation_sep1034_defaults: ['Elicits one field of each primitive type, each with a default.', noArgs, (_args, _ctx, server) => elicit(server, 'test_elicitation_sep1034_defaults', 'Accept the defaults')],
+  test_elicitation_sep1330_enums: ['Elicits the five enum schema variants.', noArgs, (_args, _ctx, server) => elicit(server, 'test_elicitation_sep1330_enums', 'Pick options')],
   // SEP-1699 asks the server to close the POST stream mid-call; an upstream behind toolshelf has no
   // stream to close, so this only takes a moment, and the scenario judges toolshelf's own stream.
   test_reconnection: ['Answers after 200 ms.', noArgs, async () => (await sleep(200), { content: [text('Reconnection test completed')] })],
@@ -147,42 +161,12 @@ const tools = {
   ],
 };
 
-server.setRequestHandler('tools/list', () => ({
-  tools: Object.entries(tools).map(([name, [description, inputSchema]]) => ({ name, description, inputSchema })),
-}));
-server.setRequestHandler('tools/call', async (request, ctx) => {
-  const tool = tools[request.params.name];
-  if (!tool) return { isError: true, content: [text(`Unknown tool ${request.params.name}`)] };
-  try {
-    return await tool[2](request.params.arguments ?? {}, ctx);
-  } catch (error) {
-    return { isError: true, content: [text(`${request.params.name} failed: ${error.message}`)] };
-  }
-});
-
 const resources = {
   'test://static-text': { name: 'static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
   'test://static-binary': { name: 'static-binary', mimeType: 'image/png', blob: PNG },
   'test://watched-resource': { name: 'watched-resource', mimeType: 'text/plain', text: 'A resource clients may subscribe to.' },
 };
 const TEMPLATE = /^test:\/\/template\/([^/]+)\/data$/;
-
-server.setRequestHandler('resources/list', () => ({
-  resources: Object.entries(resources).map(([uri, { name, mimeType }]) => ({ uri, name, mimeType, description: `The ${name} test resource` })),
-}));
-server.setRequestHandler('resources/templates/list', () => ({
-  resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'template-data', mimeType: 'application/json', description: 'Data for one id' }],
-}));
-server.setRequestHandler('resources/read', (request) => {
-  const { uri } = request.params;
-  const fixed = resources[uri];
-  if (fixed) return { contents: [{ uri, mimeType: fixed.mimeType, ...(fixed.text ? { text: fixed.text } : { blob: fixed.blob }) }] };
-  const id = TEMPLATE.exec(uri)?.[1];
-  if (id) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
-  throw new ProtocolError(-32002, `Resource not found: ${uri}`);
-});
-server.setRequestHandler('resources/subscribe', () => ({}));
-server.setRequestHandler('resources/unsubscribe', () => ({}));
 
 /** name → [description, arguments, messages(args)]. */
 const prompts = {
@@ -213,19 +197,93 @@ const prompts = {
   ],
 };
 
-server.setRequestHandler('prompts/list', () => ({
-  prompts: Object.entries(prompts).map(([name, [description, args]]) => ({ name, description, ...(args.length ? { arguments: args } : {}) })),
-}));
-server.setRequestHandler('prompts/get', (request) => {
-  const prompt = prompts[request.params.name];
-  if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-  return { messages: prompt[2](request.params.arguments ?? {}) };
-});
-
 const SUGGESTIONS = ['paris', 'park', 'party', 'test', 'testing'];
-server.setRequestHandler('completion/complete', (request) => {
-  const values = SUGGESTIONS.filter((s) => s.startsWith(String(request.params.argument.value ?? '')));
-  return { completion: { values, total: values.length, hasMore: false } };
-});
+/** A fresh upstream server with every handler the scenarios call (one per stdio connection or HTTP session/request). */
+function buildServer() {
+  const server = new Server(
+    { name: 'conformance-upstream', version: '1.0.0' },
+    { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} } },
+  );
+  server.setRequestHandler('tools/list', () => ({
+    tools: Object.entries(tools).map(([name, [description, inputSchema]]) => ({ name, description, inputSchema })),
+  }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const tool = tools[request.params.name];
+    if (!tool) return { isError: true, content: [text(`Unknown tool ${request.params.name}`)] };
+    try {
+      return await tool[2](request.params.arguments ?? {}, ctx, server);
+    } catch (error) {
+      return { isError: true, content: [text(`${request.params.name} failed: ${error.message}`)] };
+    }
+  });
 
-await server.connect(new StdioServerTransport());
+  server.setRequestHandler('resources/list', () => ({
+    resources: Object.entries(resources).map(([uri, { name, mimeType }]) => ({ uri, name, mimeType, description: `The ${name} test resource` })),
+  }));
+  server.setRequestHandler('resources/templates/list', () => ({
+    resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'template-data', mimeType: 'application/json', description: 'Data for one id' }],
+  }));
+  server.setRequestHandler('resources/read', (request) => {
+    const { uri } = request.params;
+    const fixed = resources[uri];
+    if (fixed) return { contents: [{ uri, mimeType: fixed.mimeType, ...(fixed.text ? { text: fixed.text } : { blob: fixed.blob }) }] };
+    const id = TEMPLATE.exec(uri)?.[1];
+    if (id) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+    throw new ProtocolError(-32002, `Resource not found: ${uri}`);
+  });
+  server.setRequestHandler('resources/subscribe', () => ({}));
+  server.setRequestHandler('resources/unsubscribe', () => ({}));
+
+  server.setRequestHandler('prompts/list', () => ({
+    prompts: Object.entries(prompts).map(([name, [description, args]]) => ({ name, description, ...(args.length ? { arguments: args } : {}) })),
+  }));
+  server.setRequestHandler('prompts/get', (request) => {
+    const prompt = prompts[request.params.name];
+    if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    return { messages: prompt[2](request.params.arguments ?? {}) };
+  });
+
+  server.setRequestHandler('completion/complete', (request) => {
+    const values = SUGGESTIONS.filter((s) => s.startsWith(String(request.params.argument.value ?? '')));
+    return { completion: { values, total: values.length, hasMore: false } };
+  });
+  return server;
+}
+
+/** Serves Streamable HTTP on 127.0.0.1 (free port): sessionful for 2025-era requests, stateless for 2026-07-28. */
+function serveHttp() {
+  const sessions = new Map();
+  const modern = createMcpHandler(buildServer, { legacy: 'reject' });
+  async function legacy(request) {
+    const id = request.headers.get('mcp-session-id');
+    if (id) return sessions.get(id)?.handleRequest(request) ?? new Response('unknown session', { status: 404 });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
+    });
+    transport.onclose = () => sessions.delete(transport.sessionId);
+    await buildServer().connect(transport);
+    return transport.handleRequest(request);
+  }
+  const http = createServer((req, res) => {
+    const request = webRequest(req, res, true);
+    // DNS-rebinding guard in front of the handler, as the SDK's serving guide composes it.
+    const rejected = hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins());
+    (rejected ? Promise.resolve(rejected) : isLegacyRequest(request).then((isLegacy) => (isLegacy ? legacy(request) : modern.fetch(request))))
+      .then((response) => sendWebResponse(response, res))
+      .catch((error) => {
+        process.stderr.write(`conformance upstream: ${error.stack}\n`);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+  });
+  http.listen(0, '127.0.0.1', () => process.stderr.write(`listening http://127.0.0.1:${http.address().port}/mcp\n`));
+  const stop = () => {
+    http.closeAllConnections();
+    http.close(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.stdin.on('close', stop).resume();
+}
+
+if (process.argv.includes('--http')) serveHttp();
+else await buildServer().connect(new StdioServerTransport());
