@@ -4,7 +4,7 @@
 // routes every later request carrying it to the same replica — and plain round-robin for modern
 // (2026-07-28) requests, which carry no session. A fixed number of `echo` calls (unique payloads) from
 // concurrent SDK clients of each era, for 1 and then 2 replicas; prints calls/s side by side as a
-// markdown table. A legacy call landing on the wrong replica would get 404 (unknown session), so
+// markdown table, with the 1-replica load also run straight at the replica (the load balancer's cost). A legacy call landing on the wrong replica would get 404 (unknown session), so
 // "errors 0" also shows the stickiness held. Modern clients run only when the build serves
 // 2026-07-28 (a pinned client connects), else that row says why it was skipped.
 // Needs `haproxy` on PATH (Debian: apt-get install -y haproxy); without it, prints why and exits 0.
@@ -143,17 +143,21 @@ async function runWith(haproxy, config, n) {
     writeFileSync(cfg, haproxyConfig(port, replicas));
     children.push(spawn(haproxy, ['-db', '-f', cfg], { stdio: ['ignore', 'ignore', 'inherit'] }));
     await waitForPort(port);
-    const url = `http://127.0.0.1:${port}/mcp`;
+    const targets = [[`http://127.0.0.1:${port}/mcp`, 'haproxy']];
+    // With one replica, the same load straight at it too: the cost of the load balancer hop.
+    if (n === 1) targets.unshift([`http://${replicas[0]}/mcp`, 'none']);
     const rows = [];
-    for (const era of ['legacy', 'modern']) {
-      const opened = await openClients(url, era, CLIENTS);
-      if (opened.skipped) {
-        rows.push({ n, era, skipped: opened.skipped });
-        continue;
+    for (const [url, via] of targets) {
+      for (const era of ['legacy', 'modern']) {
+        const opened = await openClients(url, era, CLIENTS);
+        if (opened.skipped) {
+          rows.push({ n, era, via, skipped: opened.skipped });
+          continue;
+        }
+        await load(opened.clients, 'warm');
+        rows.push({ n, era, via, ...(await load(opened.clients, `${era}-${n}-${via}`)) });
+        await Promise.all(opened.clients.map((c) => c.close()));
       }
-      await load(opened.clients, 'warm');
-      rows.push({ n, era, ...(await load(opened.clients, `${era}-${n}`)) });
-      await Promise.all(opened.clients.map((c) => c.close()));
     }
     return rows;
   } finally {
@@ -187,11 +191,11 @@ function table(rows) {
   const lines = [
     `**${CALLS} echo calls from ${CLIENTS} concurrent clients through HAProxy to toolshelf replicas**`,
     '',
-    '| era | routing | replicas | answered, own payload | wrong | errors | wall s | calls/s |',
+    '| era | load balancer | replicas | answered, own payload | wrong | errors | wall s | calls/s |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    const routing = r.era === 'legacy' ? 'sticky by Mcp-Session-Id' : 'round-robin';
+    const routing = r.via === 'none' ? 'none (straight to the replica)' : r.era === 'legacy' ? 'HAProxy, sticky by Mcp-Session-Id' : 'HAProxy, round-robin';
     if (r.skipped) lines.push(`| ${r.era} | ${routing} | ${r.n} | skipped: ${r.skipped.replace(/\|/g, '/').slice(0, 80)} | | | | |`);
     else lines.push(`| ${r.era} | ${routing} | ${r.n} | ${r.ok} | ${r.wrong} | ${r.errors} | ${(r.wallMs / 1000).toFixed(1)} | ${Math.round(r.ok / (r.wallMs / 1000))} |`);
   }
@@ -208,9 +212,9 @@ if (!haproxy) {
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'], tools: { echo: { exposure: 'direct' } } } } }));
   try {
     const rows = [...(await runWith(haproxy, config, 1)), ...(await runWith(haproxy, config, 2))];
-    rows.sort((a, b) => a.era.localeCompare(b.era) || a.n - b.n);
+    rows.sort((a, b) => a.era.localeCompare(b.era) || a.n - b.n || (a.via === 'none' ? -1 : 1));
     console.log(table(rows));
-    for (const r of rows) if (r.firstError) console.log(`${r.era}, ${r.n} replica(s), first error: ${r.firstError}`);
+    for (const r of rows) if (r.firstError) console.log(`${r.era}, ${r.n} replica(s) via ${r.via}, first error: ${r.firstError}`);
     process.exitCode = rows.every((r) => r.skipped || (r.wrong === 0 && r.errors === 0)) ? 0 : 1;
   } finally {
     clearTimeout(limit);
