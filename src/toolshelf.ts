@@ -8,8 +8,10 @@ import { serverPrefixes } from './catalog/naming.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
+import type { RelayTarget } from './gateway/modern/heldCalls.js';
+import type { ModernFront } from './gateway/modern/front.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
-import type { GatewaySession } from './gateway/session.js';
+import type { GatewaySession, SessionOptions } from './gateway/session.js';
 import type { Admit } from './gateway/types.js';
 import { openShelf, StartupError } from './openShelf.js';
 import type { Admission } from './schema/admit.js';
@@ -47,25 +49,34 @@ export interface Running {
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
   const sessions = new Map<string, GatewaySession>();
+  // Modern (2026-07-28) clients: no sessions; set once the serving code is loaded (issue #9).
+  let modern: ModernFront | undefined;
   // The serving code loads while the upstreams start (DESIGN §13 start-up).
-  const serving = Promise.all([import('./gateway/session.js'), import('./gateway/http.js'), import('./gateway/stdio.js'), import('./schema/admit.js')]);
+  const serving = Promise.all([
+    import('./gateway/session.js'),
+    import('./gateway/http.js'),
+    import('./gateway/stdio.js'),
+    import('./schema/admit.js'),
+    import('./gateway/modern/front.js'),
+  ]);
   const opened = await openShelf(config, logger, options.version, {
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
+      modern?.catalogueChanged();
     },
     onNotification: (server, notification) => {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
+      modern?.forwardNotification(server, notification);
     },
-    onServerRequest: (server, method, params, signal) => relayToClient(sessions.values(), server, method, params, signal),
+    onServerRequest: (server, method, params, signal) =>
+      relayToClient([...sessions.values(), ...(modern?.relayTargets() ?? [])], server, method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }] = await serving;
+  const [{ GatewaySession }, { serveHttp }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { createModernFront }] = await serving;
   const admit = admitter(config, new Admission(), logger);
-  const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
-    const session = new GatewaySession({
-      id,
+  const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => ({
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       version: options.version,
       shelf: opened.current,
@@ -87,18 +98,23 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         discoveryMode: config.discovery.mode,
         alwaysLoad: config.discovery.alwaysLoad,
       },
-    });
+  });
+  const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
+    const session = new GatewaySession({ id, ...sessionOptions(maxResultBytes) });
     sessions.set(id, session);
     return session;
   };
+  const front = createModernFront(sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES));
+  modern = front;
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
-  let front: HttpFront | undefined;
+  let httpFront: HttpFront | undefined;
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
     shuttingDown ??= (async () => {
-      await front?.close();
+      await httpFront?.close();
+      await front.close();
       await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
       await opened.close();
       await options.trace.close();
@@ -109,22 +125,23 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
 
   if (options.http) {
     const { host, port } = options.http;
-    front = await serveHttp({
+    httpFront = await serveHttp({
       host,
       port,
       ...(options.token ? { token: options.token } : {}),
       logger,
       createSession: makeSession,
       onSessionClosed: (id) => sessions.delete(id),
+      modern: (req, res, body) => front.serveHttp(req, res, body),
     }).catch(async (error: NodeJS.ErrnoException) => {
       await opened.close();
       const why = error.code === 'EADDRINUSE' ? 'the port is in use (pick another with --http PORT)' : error.message;
       throw new StartupError(`cannot listen on ${host}:${port}: ${why}`);
     });
   } else {
-    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown());
+    serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => front.stdioServer());
   }
-  return { ...(front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
+  return { ...(httpFront ? { url: httpFront.url } : {}), summary: opened.summary(), shutdown, closed };
 }
 
 /**
@@ -147,7 +164,7 @@ function admitter(config: Config, admission: Admission, logger: Logger): Admit {
  * called upstream most recently. Rejects with -32601 when no connected client can answer.
  */
 function relayToClient(
-  sessions: Iterable<GatewaySession>,
+  sessions: Iterable<RelayTarget>,
   server: string,
   method: string,
   params: Record<string, unknown> | undefined,

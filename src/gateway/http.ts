@@ -37,6 +37,11 @@ export interface HttpOptions {
   readonly maxSessions?: number;
   /** Told when a session ends (DELETE, idle, transport closed, shutdown). */
   readonly onSessionClosed: (id: string) => void;
+  /**
+   * Serves a modern (2026-07-28) request, resolving false for a legacy one (issue #9, DESIGN §14):
+   * modern requests have no session and are answered before the session logic.
+   */
+  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<boolean>;
 }
 
 /** A running HTTP front: its bound address and a close that ends every session. */
@@ -91,6 +96,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     if ('error' in read) return reply(res, read.status, read.code, read.error);
     if (!isJsonRpc(read.value)) return reply(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message or a non-empty batch of them');
     body = read.value;
+    if (options.modern && (await options.modern(req, res, body))) return;
   }
   if (sessionId) {
     const found = live.get(sessionId);

@@ -9,7 +9,8 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { Server } from '@modelcontextprotocol/server';
+import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { GatewaySession } from './session.js';
 
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
@@ -21,8 +22,12 @@ export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
  */
 export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
 
-/** Connects `session` to this process's stdio; `onEnd` runs once when the client goes away. */
-export async function serveStdio(session: GatewaySession, onEnd: () => void): Promise<void> {
+/**
+ * Serves this process's stdio; `onEnd` runs once when the client goes away. The SDK's era-pinning
+ * entry owns the connection: an opening `initialize` pins it to `session` (legacy), an opening
+ * `server/discover` to the Server `modern` builds (issue #9, DESIGN §14).
+ */
+export function serveStdio(session: GatewaySession, onEnd: () => void, modern: () => Server): void {
   let ended = false;
   const end = (): void => {
     if (ended) return;
@@ -37,12 +42,12 @@ export async function serveStdio(session: GatewaySession, onEnd: () => void): Pr
   });
   const transport = new StdioServerTransport(lines, process.stdout);
   const answer = (code: number, message: string): Promise<void> => transport.send(errorReply(code, message));
-  transport.onclose = end;
-  transport.onerror = (error) => {
+  // The entry takes the transport's onclose and onerror: stdin's end (above) tells of the client going.
+  const onerror = (error: Error): void => {
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
   process.stdin.pipe(lines);
-  await session.connect(transport);
+  serveEras(({ era }) => (era === 'modern' ? modern() : session.server), { transport, onerror });
 }
 
 /**
