@@ -149,13 +149,18 @@ const tools = {
   // stream to close, so this only takes a moment, and the scenario judges toolshelf's own stream.
   test_reconnection: ['Answers after 200 ms.', noArgs, async () => (await sleep(200), { content: [text('Reconnection test completed')] })],
   json_schema_2020_12_tool: [
-    'Takes a name and an address (JSON Schema 2020-12 with $defs).',
+    'Takes a name and an address (JSON Schema 2020-12: $defs, $anchor, allOf/anyOf, if/then/else).',
     {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      $defs: { address: { $anchor: 'address', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
       properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
       additionalProperties: false,
+      // SEP-2106 (2026-07-28) checks that composition and conditional keywords survive listing.
+      allOf: [{ anyOf: [{ required: ['name'] }, { required: ['address'] }] }],
+      if: { properties: { name: { const: 'home' } }, required: ['name'] },
+      then: { required: ['address'] },
+      else: {},
     },
     (args) => ({ content: [text(`Received ${JSON.stringify(args)}`)] }),
   ],
