@@ -9,7 +9,7 @@
 // 2026-07-28 (a pinned client connects), else that row says why it was skipped.
 // Needs `haproxy` on PATH (Debian: apt-get install -y haproxy); without it, prints why and exits 0.
 // Loopback only; every process started is ended. Exits 1 unless every call got its own payload back.
-// Run after a build: `npm run bench:replicas` (options: --calls 4000 --clients 20 --limit-s 600).
+// Run after a build: `npm run bench:replicas` (options: --calls 1000 --clients 20 --limit-s 600).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,7 +21,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '4000' }, clients: { type: 'string', default: '20' }, 'limit-s': { type: 'string', default: '600' } } });
+const { values } = parseArgs({ options: { calls: { type: 'string', default: '1000' }, clients: { type: 'string', default: '20' }, 'limit-s': { type: 'string', default: '600' } } });
 const CALLS = Number(values.calls);
 const CLIENTS = Number(values.clients);
 const TOOL = 'everything__echo';
