@@ -19,6 +19,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   hostHeaderValidationResponse,
+  inputRequired,
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -148,6 +149,15 @@ const tools = {
   // SEP-1699 asks the server to close the POST stream mid-call; an upstream behind toolshelf has no
   // stream to close, so this only takes a moment, and the scenario judges toolshelf's own stream.
   test_reconnection: ['Answers after 200 ms.', noArgs, async () => (await sleep(200), { content: [text('Reconnection test completed')] })],
+  // SEP-2575: needs sampling; the SDK refuses the call with -32021 when the client did not declare it.
+  test_missing_capability: [
+    'Asks the client to sample a word (needs the sampling capability).',
+    noArgs,
+    (_args, ctx) =>
+      ctx.mcpReq.inputResponses?.word
+        ? { content: [text('Sampled a word')] }
+        : inputRequired({ inputRequests: { word: inputRequired.createMessage({ messages: [{ role: 'user', content: text('Say a word') }], maxTokens: 10 }) } }),
+  ],
   json_schema_2020_12_tool: [
     'Takes a name and an address (JSON Schema 2020-12: $defs, $anchor, allOf/anyOf, if/then/else).',
     {
