@@ -1,14 +1,21 @@
-// Search benchmark (issue 4, DESIGN §13): retrieval quality on the shared dev sets (toolshelf's
-// index beside plain BM25) and in-process latency of a search, an index rebuild and a manifest
-// render at 100, 1,000 and 10,000 tools. Catalogues past the shared ones are renamed copies.
+// Search benchmark (issue 4, issue 12, DESIGN §13): retrieval quality on the shared dev sets
+// (toolshelf's index beside plain BM25); tool_search answer bytes, promotions and weak judgements
+// (today's full-schema answer beside the compact one, same catalogue and ranking); 2-fold
+// cross-validation over query ids of every tuned constant (strong-rule floor, ratio and coverage;
+// deprecated penalty); in-process latency of a search (ranking + strong rule), an index rebuild and
+// a manifest render at 100, 1,000 and 10,000 tools. Catalogues past the shared ones are renamed copies.
 // Run after a build: `npm run bench:search` (or `npx tsc -p tsconfig.json && node bench/search.mjs`).
 // Prints markdown tables to stdout.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { evaluate } from '../dist/commands/eval.js';
 import { renderManifest } from '../dist/discovery/manifest.js';
-import { parseQueries, toCatalogEntry } from '../dist/discovery/retrievalSet.js';
-import { buildSearchIndex } from '../dist/discovery/searchIndex.js';
+import { parseQueries, parseTools, toCatalogEntry } from '../dist/discovery/retrievalSet.js';
+import { crossValidate, floorAccuracy, foldOf as foldOfId, grid, rankQueries, strongSetStats } from '../dist/discovery/calibrate.js';
+import { summarise } from '../dist/discovery/metrics.js';
+import { buildSearchIndex, DEPRECATED_PENALTY } from '../dist/discovery/searchIndex.js';
+import { DEFAULT_STRENGTH_RULE, judge } from '../dist/discovery/strength.js';
+import { noMatchNote, searchResult } from '../dist/gateway/searchAnswer.js';
 
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 if (!existsSync(DATA)) {
@@ -17,6 +24,111 @@ if (!existsSync(DATA)) {
 }
 const read = (relative) => readFileSync(DATA + relative, 'utf8');
 const f3 = (n) => n.toFixed(3);
+const f2 = (n) => n.toFixed(2);
+const int = (n) => Math.round(n).toLocaleString('en-US');
+
+/** The two shared retrieval sets: tools as catalogue entries, judged queries. */
+function retrievalSets() {
+  return ['livemcpbench', 'metatool'].map((name) => ({
+    name,
+    entries: parseTools(read(`retrieval/${name}/tools.jsonl`)).items.map(toCatalogEntry),
+    queries: parseQueries(read(`retrieval/${name}/queries.jsonl`)).items,
+  }));
+}
+
+/** Today's answer before issue 12: every match with its full projected schema, as text and structuredContent. */
+function fullSchemaAnswer(entries, query) {
+  if (entries.length === 0) return { content: [{ type: 'text', text: noMatchNote(query) }], structuredContent: { tools: [] } };
+  const tools = entries.map((e) => ({ name: e.qualifiedName, description: e.projected.description, parameters: e.projected.inputSchema }));
+  return { content: [{ type: 'text', text: JSON.stringify({ tools }) }], structuredContent: { tools } };
+}
+
+const bytesOf = (value) => Buffer.byteLength(JSON.stringify(value));
+const quantile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+};
+
+/** Answer bytes (whole CallToolResult, compact JSON), promotions and weak judgements at limit 5. */
+function answerTable(sets) {
+  const lines = [
+    '| set | queries | full-schema answer p50 / p90 B | compact answer p50 / p90 B | p50 ratio | promoted per search (full → compact) | judged weak | weak with a relevant tool named |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const { name, entries, queries } of sets) {
+    const index = buildSearchIndex(entries);
+    const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
+    const old = [];
+    const now = [];
+    let promotedOld = 0;
+    for (const query of queries) {
+      const ranked = index.rank(query.query, 5);
+      const matched = ranked.hits.map((hit) => byName.get(hit.name));
+      const { strong } = judge(ranked);
+      old.push(bytesOf(fullSchemaAnswer(matched, query.query)));
+      now.push(bytesOf(searchResult(matched, query.query, strong)));
+      promotedOld += matched.length;
+    }
+    const stats = strongSetStats(rankQueries(index, queries, 5), DEFAULT_STRENGTH_RULE);
+    const p50 = [quantile(old, 0.5), quantile(now, 0.5)];
+    lines.push(
+      `| ${name} | ${queries.length} | ${int(p50[0])} / ${int(quantile(old, 0.9))} | ${int(p50[1])} / ${int(quantile(now, 0.9))} | ${f2((100 * p50[1]) / p50[0])}% | ` +
+        `${f2(promotedOld / queries.length)} → ${f2(stats.strongPerQuery)} | ${f2(100 * stats.weakShare)}% | ${f2(100 * stats.weakWithRelevant)}% |`,
+    );
+  }
+  return lines;
+}
+
+/** One 2-fold cross-validation as table rows: the value each fold chose, its objective there and on the other fold. */
+function cvRows(label, choices, show) {
+  return choices.map((c) => `| ${label} | ${c.tunedOn} | ${show(c.value)} | ${f3(c.tuned)} | ${c.tunedOn === 'A' ? 'B' : 'A'}: ${f3(c.held)} |`);
+}
+
+/** 2-fold CV (by query id) of every tuned constant, on both shared sets at once (mean of the sets). */
+function crossValidationTables(sets) {
+  const ranked = sets.map(({ entries, queries }) => rankQueries(buildSearchIndex(entries), queries, 5));
+  const floor = crossValidate(ranked, grid(0.1, 2, 0.05), floorAccuracy);
+  const shape = crossValidate(
+    ranked,
+    grid(0.3, 0.95, 0.05).flatMap((ratio) => grid(0, 1, 0.25).map((coverage) => ({ ratio, coverage }))),
+    (rows, value) => strongSetStats(rows, { floor: DEFAULT_STRENGTH_RULE.floor, ...value }).f1,
+  );
+  const penalties = grid(0.1, 1, 0.1);
+  const recallAt = (penalty) => sets.map(({ entries }) => buildSearchIndex(entries, undefined, { deprecatedPenalty: penalty }));
+  const indexes = new Map(penalties.map((p) => [p, recallAt(p)]));
+  const penaltyChoices = crossValidate(
+    sets.map(({ queries }, i) => queries.map((query) => ({ query, set: i }))),
+    penalties,
+    (rows, p) => (rows.length === 0 ? 0 : summarise(rows.map((r) => r.query), [5], (q) => indexes.get(p)[rows[0].set].search(q, 10).map((h) => h.name)).recall[5]),
+  );
+  const lines = [
+    `Shipped: floor ${DEFAULT_STRENGTH_RULE.floor}, ratio ${DEFAULT_STRENGTH_RULE.ratio}, coverage ${DEFAULT_STRENGTH_RULE.coverage}, deprecated penalty ${DEPRECATED_PENALTY}.`,
+    'Objectives (mean of the two sets): floor, balanced accuracy of "first hit relevant"; ratio + coverage, F1 of the strong set at the shipped floor; penalty, Recall@5.',
+    '',
+    '| constant | tuned on fold | chosen | objective there | held-out fold: objective |',
+    '|---|---|---:|---:|---:|',
+    ...cvRows('floor', floor, (v) => v),
+    ...cvRows('ratio, coverage', shape, (v) => `${v.ratio}, ${v.coverage}`),
+    ...cvRows('deprecated penalty', penaltyChoices, (v) => v),
+    '',
+    `Deprecated penalty: the sets hold no deprecated tool, so Recall@5 is the same at every grid value (the fold "choice" is the grid's first); ${DEPRECATED_PENALTY} is set by filesystem's read_file case.`,
+    '',
+    '| set | fold | Recall@1 | Recall@5 | Recall@10 | nDCG@10 | strong-set recall | strong-set precision | strong per query | judged weak |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  sets.forEach(({ name, queries }, i) => {
+    for (const fold of ['A', 'B']) {
+      const rows = ranked[i].filter((row) => foldOfId(row.query.id) === fold);
+      const m = summarise(rows.map((r) => r.query), [1, 5, 10], (q) => indexes.get(DEPRECATED_PENALTY)[i].search(q, 10).map((h) => h.name));
+      const s = strongSetStats(rows, DEFAULT_STRENGTH_RULE);
+      lines.push(`| ${name} | ${fold} (${rows.length}) | ${f3(m.recall[1])} | ${f3(m.recall[5])} | ${f3(m.recall[10])} | ${f3(m.ndcg10)} | ${f3(s.recall)} | ${f3(s.precision)} | ${f2(s.strongPerQuery)} | ${f2(100 * s.weakShare)}% |`);
+    }
+    const none = summarise(queries, [5], (q) => indexes.get(1)[i].search(q, 10).map((h) => h.name)).recall[5];
+    const shipped = summarise(queries, [5], (q) => indexes.get(DEPRECATED_PENALTY)[i].search(q, 10).map((h) => h.name)).recall[5];
+    lines.push(`| ${name} | all, penalty 1 → ${DEPRECATED_PENALTY} | | ${f3(none)} → ${f3(shipped)} | | | | | | |`);
+  });
+  return lines;
+}
 
 function qualityTable() {
   const sets = [
@@ -82,7 +194,8 @@ function latencyTable() {
     const index = buildSearchIndex(entries);
     for (const query of queries.slice(0, 50)) index.search(query, 5);
     const searchRuns = [];
-    for (let round = 0; round < 4; round += 1) for (const query of queries) searchRuns.push(time(() => index.search(query, 5)));
+    // A search as tool_search runs it: ranking plus the strong rule (issue 12).
+    for (let round = 0; round < 4; round += 1) for (const query of queries) searchRuns.push(time(() => judge(index.rank(query, 5))));
     const search = percentiles(searchRuns);
     let level = '';
     const manifest = percentiles(Array.from({ length: 5 }, () => time(() => {
@@ -96,5 +209,10 @@ function latencyTable() {
 
 console.log(`## tool_search quality (shared/data/retrieval)\n`);
 console.log(qualityTable().join('\n'));
+const sets = retrievalSets();
+console.log(`\n## tool_search answers (limit 5, shared/data/retrieval, same catalogue and ranking)\n`);
+console.log(answerTable(sets).join('\n'));
+console.log(`\n## strong rule and deprecated penalty, 2-fold cross-validation over query ids\n`);
+console.log(crossValidationTables(sets).join('\n'));
 console.log(`\n## tool_search latency (in-process, limit 5, ${process.version}, this machine)\n`);
 console.log(latencyTable().join('\n'));

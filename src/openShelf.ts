@@ -84,7 +84,9 @@ export interface ShelfHooks {
 /**
  * Starts every upstream in parallel and builds the shelf; rebuilds it (debounced) when an upstream's
  * tools change and then calls `onRebuilt`. Throws {@link StartupError} on a name collision involving a
- * `prefix: false` server (DESIGN §4), after ending the upstreams. Used by serve, inspect and search.
+ * `prefix: false` server (DESIGN §4), after ending the upstreams. Each rebuild is given the last
+ * catalogue, so a qualified name keeps routing to the same tool for the life of the process; a colliding
+ * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(config: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
   const { onRebuilt = () => {}, onNotification, onServerRequest, signal } = hooks;
@@ -131,9 +133,11 @@ export async function openShelf(config: Config, logger: Logger, version: string,
   }
   logShelfWarnings(shelf, logger, warned);
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker);
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue);
     logShelfWarnings(shelf, logger, warned);
-    for (const c of shelf.catalogue.collisions) logger.warn(`name "${c.name}" is claimed by "${c.servers[0]}" and "${c.servers[1]}"; the second got a suffixed name`);
+    for (const c of shelf.catalogue.collisions) {
+      logger.warn(`name "${c.name}" stays with server "${c.servers[0]}" (tool "${c.tools[0]}"); server "${c.servers[1]}"'s tool "${c.tools[1]}" is served as "${c.given}"`);
+    }
     onRebuilt();
   }
   return { pool, current: () => shelf, summary: () => summarize(config, pool.summary(), shelf), close };

@@ -27,13 +27,16 @@ export interface BuiltShelf extends Shelf {
 /**
  * Builds the catalogue (exposure, names, projected schemas) and, over its deferred tools, the BM25
  * index and the manifest. The manifest is rendered once per distinct client description limit.
+ * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
  */
 export function buildShelf(
   config: Config,
   toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>,
   host: Result<HostRanker, string> | undefined,
+  previous?: Catalogue,
 ): BuiltShelf {
-  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, (tool, server) => projectTool(tool, schemaOptionsFor(config, server)));
+  const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
+  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
   const index = buildSearchIndex(catalogue.deferred, config.discovery.ranking);
   const rankContext = {
     index,
@@ -92,11 +95,15 @@ export function manifestBudget(configured: number, deferred: readonly CatalogEnt
   return Math.min(configured, Math.max(MANIFEST_FLOOR_TOKENS, share));
 }
 
-/** Logs each manifest warning and each dropped tool once per process. */
+/**
+ * Logs each manifest warning, each dropped tool and each field a tool's wire form left out (issue #8
+ * item 1), once per process: a re-list that changes nothing repeats nothing.
+ */
 export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<string>): void {
   const lines = [
     ...shelf.manifestWarnings.map((w) => `manifest: ${w}`),
-    ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: its declaration cannot be processed (${d.reason})`),
+    ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: ${d.reason}`),
+    ...shelf.catalogue.entries.flatMap((e) => e.projected.leftOut.map((why) => `upstream "${e.server}": tool ${e.upstreamName}: ${why}`)),
   ];
   for (const line of lines) {
     if (seen.has(line)) continue;

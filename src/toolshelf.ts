@@ -3,12 +3,10 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { serverPrefixes } from './catalog/naming.js';
-import { schemaOptionsFor } from './config/defaults.js';
+import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
-import type { RelayTarget } from './gateway/modern/heldCalls.js';
 import type { ModernFront } from './gateway/modern/front.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession, SessionOptions } from './gateway/session.js';
@@ -57,6 +55,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     import('./gateway/http.js'),
     import('./gateway/stdio.js'),
     import('./schema/admit.js'),
+    import('./gateway/instructions.js'),
     import('./gateway/modern/front.js'),
   ]);
   const opened = await openShelf(config, logger, options.version, {
@@ -68,43 +67,49 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
       modern?.forwardNotification(server, notification);
     },
-    onServerRequest: (server, method, params, signal) =>
-      relayToClient([...sessions.values(), ...(modern?.relayTargets() ?? [])], server, method, params, signal),
+    // The connection has already decided which client's call the request belongs to (issue #8 point 2).
+    onServerRequest: (_server, method, params, signal, origin) => origin.ask(method, params, signal),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { createModernFront }] = await serving;
+  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { gatewayInstructions, upstreamInstructions }, { createModernFront }] =
+    await serving;
   const admit = admitter(config, new Admission(), logger);
+  // Upstreams ready now pass on their instructions; a legacy client reads them once, at initialize (issue #8 point 10).
+  const instructions = (): string => {
+    const budgetOf = (server: string): number => config.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
+    return gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), opened.current().catalogue.counts, budgetOf));
+  };
   const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => ({
-      ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
-      version: options.version,
-      shelf: opened.current,
-      caller: pool,
-      admit,
-      trace: options.trace,
-      logger,
-      measure: (value) => {
-        const bytes = jsonBytes(value);
-        return { bytes, tokens: estimateTokens(bytes) };
-      },
-      passthrough: { directory: pool, routes, naming: { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) }, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
-      settings: {
-        discoveryEnabled: config.discovery.enabled,
-        defaultLimit: config.discovery.defaultLimit,
-        maxLimit: config.discovery.maxLimit,
-        captureToolIo: config.trace.captureToolIo,
-        callTool: config.bridge.callTool,
-        discoveryMode: config.discovery.mode,
-        alwaysLoad: config.discovery.alwaysLoad,
-      },
+    ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
+    version: options.version,
+    shelf: opened.current,
+    caller: pool,
+    admit,
+    trace: options.trace,
+    logger,
+    measure: (value) => {
+      const bytes = jsonBytes(value);
+      return { bytes, tokens: estimateTokens(bytes) };
+    },
+    passthrough: { directory: pool, routes, naming: { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) }, prefixed: (server) => config.mcpServers[server]?.prefix !== false },
+    settings: {
+      discoveryEnabled: config.discovery.enabled,
+      defaultLimit: config.discovery.defaultLimit,
+      maxLimit: config.discovery.maxLimit,
+      captureToolIo: config.trace.captureToolIo,
+      callTool: config.bridge.callTool,
+      discoveryMode: config.discovery.mode,
+      alwaysLoad: config.discovery.alwaysLoad,
+    },
   });
   const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
-    const session = new GatewaySession({ id, ...sessionOptions(maxResultBytes) });
+    const session = new GatewaySession({ id, instructions: instructions(), ...sessionOptions(maxResultBytes) });
     sessions.set(id, session);
     return session;
   };
-  const front = createModernFront(sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES));
+  const front = createModernFront({ ...sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES), instructions });
   modern = front;
 
   let resolveClosed!: () => void;
@@ -125,9 +130,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
 
   if (options.http) {
     const { host, port } = options.http;
+    const maxSessions = maxSessionsFromEnv(process.env);
     httpFront = await serveHttp({
       host,
       port,
+      ...(maxSessions !== undefined ? { maxSessions } : {}),
       ...(options.token ? { token: options.token } : {}),
       logger,
       createSession: makeSession,
@@ -156,22 +163,4 @@ function admitter(config: Config, admission: Admission, logger: Logger): Admit {
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
     return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
   };
-}
-
-/**
- * Routes an upstream's sampling or elicitation request to a client that declared the capability:
- * preferably one whose call is waiting on that upstream (the request belongs to it), else the one that
- * called upstream most recently. Rejects with -32601 when no connected client can answer.
- */
-function relayToClient(
-  sessions: Iterable<RelayTarget>,
-  server: string,
-  method: string,
-  params: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const able = [...sessions].filter((s) => s.canAnswer(method)).sort((a, b) => b.lastForwardAt - a.lastForwardAt);
-  const chosen = able.find((s) => s.isWaitingOn(server)) ?? able[0];
-  if (!chosen) return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `No connected client supports ${method}`));
-  return chosen.relay(method, params, signal);
 }

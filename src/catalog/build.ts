@@ -4,7 +4,7 @@
  */
 import type { Config } from '../config/types.js';
 import { decideExposure } from './exposure.js';
-import { assignNames, serverPrefixes, type NameCollision } from './naming.js';
+import { assignNames, serverPrefixes, type GivenNames, type NameCollision } from './naming.js';
 import type { CatalogEntry, Exposure, ProjectedTool, UpstreamTool } from './types.js';
 
 /** Projects one canonical tool for the wire (schema/ supplies it; DESIGN §7). */
@@ -25,9 +25,14 @@ export interface Catalogue {
   readonly deferred: readonly CatalogEntry[];
   /** Counts per server key, hidden included. */
   readonly counts: ReadonlyMap<string, ExposureCounts>;
-  /** Name clashes that involve a `prefix: false` server (DESIGN §4). */
+  /** Name clashes that involve a `prefix: false` server (DESIGN §4), new in this snapshot. */
   readonly collisions: readonly NameCollision[];
-  /** Tools left out because their declaration could not be projected (e.g. nested too deeply to serialise). */
+  /** Every qualified name given out so far and its holder: pass it to the next build (issue #8 item 5). */
+  readonly names: GivenNames;
+  /**
+   * Tools left out because their declaration could not be projected (nested too deeply to serialise, or
+   * an inputSchema that accepts no object: issue #8 item 1), each with a sentence saying why.
+   */
   readonly dropped: readonly { readonly server: string; readonly tool: string; readonly reason: string }[];
   /** The callable entry for a qualified name; undefined for unknown and hidden names. */
   get(qualifiedName: string): CatalogEntry | undefined;
@@ -37,12 +42,14 @@ export interface Catalogue {
 
 /**
  * Builds a catalogue. `toolsByServer` maps server key → tools as listed (servers absent from the
- * config are ignored). Exposure comes from the rules (DESIGN §3), names from {@link assignNames}.
+ * config are ignored). Exposure comes from the rules (DESIGN §3), names from {@link assignNames}:
+ * `previous` (the last snapshot's `names`) keeps every name given out routing to the same tool.
  */
 export function buildCatalogue(
   config: Pick<Config, 'mcpServers' | 'exposure' | 'naming'>,
   toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>,
   project: ProjectFn,
+  previous?: GivenNames,
 ): Catalogue {
   const counts = new Map<string, ExposureCounts>();
   const visible: { server: string; tool: UpstreamTool; exposure: Exposure; keywords: readonly string[] }[] = [];
@@ -60,6 +67,7 @@ export function buildCatalogue(
   const naming = assignNames(
     visible.map((v) => ({ server: v.server, tool: v.tool.name, prefix: config.mcpServers[v.server]?.prefix !== false })),
     { ...config.naming, prefixes: serverPrefixes(Object.keys(config.mcpServers), config.naming.separator) },
+    previous,
   );
   const entries: CatalogEntry[] = [];
   const dropped: { server: string; tool: string; reason: string }[] = [];
@@ -68,8 +76,10 @@ export function buildCatalogue(
     try {
       projected = project(v.tool, v.server);
     } catch (error) {
-      // A hostile declaration (e.g. thousands of levels deep) must cost only that tool (DESIGN §11).
-      dropped.push({ server: v.server, tool: v.tool.name, reason: error instanceof Error ? error.message : String(error) });
+      // A hostile declaration (e.g. thousands of levels deep, or no object schema) must cost only that tool (DESIGN §11).
+      const message = error instanceof Error ? error.message : String(error);
+      const reason = (error as { code?: unknown }).code === 'unservable_tool' ? message : `its declaration cannot be processed (${message})`;
+      dropped.push({ server: v.server, tool: v.tool.name, reason });
       return;
     }
     entries.push({
@@ -83,13 +93,13 @@ export function buildCatalogue(
     });
   });
   entries.sort((a, b) => (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
-  return snapshot(entries, counts, naming.collisions, dropped);
+  return snapshot(entries, counts, naming, dropped);
 }
 
 function snapshot(
   entries: CatalogEntry[],
   counts: Map<string, ExposureCounts>,
-  collisions: readonly NameCollision[],
+  naming: { readonly collisions: readonly NameCollision[]; readonly given: GivenNames },
   dropped: Catalogue['dropped'],
 ): Catalogue {
   const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
@@ -99,7 +109,8 @@ function snapshot(
     direct: Object.freeze(entries.filter((e) => e.exposure === 'direct')),
     deferred: Object.freeze(entries.filter((e) => e.exposure === 'deferred')),
     counts,
-    collisions,
+    collisions: naming.collisions,
+    names: naming.given,
     dropped,
     get: (name: string) => byName.get(name),
     find: (server: string, upstreamName: string) => byUpstream.get(`${server}\u0000${upstreamName}`),

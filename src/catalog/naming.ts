@@ -1,6 +1,6 @@
 /**
- * Qualified names: sanitise, prefix, cap length, and resolve collisions with a short hash suffix.
- * Pure and deterministic. Source: DESIGN §4.
+ * Qualified names: sanitise, prefix, cap length, and resolve collisions with a short hash suffix;
+ * names already given out keep their holder. Pure and deterministic. Source: DESIGN §4; issue #8 item 5.
  */
 import { createHash } from 'node:crypto';
 
@@ -42,17 +42,33 @@ export function serverPrefixes(keys: readonly string[], separator: string): Map<
   return prefixes;
 }
 
-/** A refused name: two unprefixed tools (or an unprefixed tool and a prefixed one) want the same name. */
+/**
+ * A refused name: two unprefixed tools (or an unprefixed tool and a prefixed one) want the same name.
+ * The first of each pair holds `name`; the second was given `given` instead.
+ */
 export interface NameCollision {
   readonly name: string;
   readonly servers: readonly [string, string];
   readonly tools: readonly [string, string];
+  readonly given: string;
 }
+
+/** The upstream tool a qualified name routes to, and whether its server is prefixed. */
+export type NameHolder = NameRequest;
+
+/**
+ * Every name given out so far: qualified name → its holder. Immutable; the composition root passes the
+ * last result's {@link NamingResult.given} to the next call so a name keeps its meaning for the life of
+ * the process (issue #8 item 5).
+ */
+export type GivenNames = ReadonlyMap<string, NameHolder>;
 
 /** The total map: `names[i]` is the qualified name of `requests[i]`; collisions on unprefixed servers are listed. */
 export interface NamingResult {
   readonly names: readonly string[];
   readonly collisions: readonly NameCollision[];
+  /** `previous` plus every name given now: pass it to the next call. */
+  readonly given: GivenNames;
 }
 
 /** Replaces every character outside `[A-Za-z0-9_-]` with `_` (model APIs reject others; DESIGN §4). */
@@ -73,32 +89,46 @@ function withHash(base: string, req: NameRequest, maxLength: number): string {
 }
 
 /**
- * Names every request. Requests are processed in sorted (server, tool) order so the result does not
- * depend on the order upstreams answered. The first holder of a plain name keeps it; a later one, an
- * over-long name, or a bridge tool name gets a hash suffix. When an unprefixed server is involved in a
- * collision it is reported (DESIGN §4: refused at start with both servers named).
+ * Names every request. A request that `previous` already named keeps that name, and a name in
+ * `previous` is never given to another tool, even once its holder is gone: a re-list that adds `get.item`
+ * beside `get_item`, or a second `prefix: false` server's `deploy`, gives the newcomer the suffix (issue
+ * #8 item 5). The rest are processed in sorted (server, tool) order so the result does not depend on the
+ * order upstreams answered: the first holder of a plain name keeps it; a later one, an over-long name, or
+ * a bridge tool name gets a hash suffix. A collision involving an unprefixed server is reported (DESIGN
+ * §4: refused at start with both servers named; later, the newcomer is suffixed and warned about).
  */
-export function assignNames(requests: readonly NameRequest[], options: NamingOptions): NamingResult {
+export function assignNames(requests: readonly NameRequest[], options: NamingOptions, previous: GivenNames = new Map()): NamingResult {
   const order = requests
     .map((req, index) => ({ req, index }))
     .sort((a, b) => compare(a.req.server, b.req.server) || compare(a.req.tool, b.req.tool));
   const names: string[] = new Array<string>(requests.length);
-  const taken = new Map<string, NameRequest>();
+  const taken = new Map<string, NameHolder>(previous);
+  const before = new Map<string, string>();
+  for (const [name, holder] of previous) before.set(holderKey(holder), name);
   const collisions: NameCollision[] = [];
-  for (const { req, index } of order) {
+  const fresh = order.filter(({ req, index }) => {
+    const kept = before.get(holderKey(req));
+    if (kept !== undefined) names[index] = kept;
+    return kept === undefined;
+  });
+  for (const { req, index } of fresh) {
     const prefix = options.prefixes?.get(req.server) ?? sanitizeName(req.server);
     const plain = req.prefix ? `${prefix}${options.separator}${sanitizeName(req.tool)}` : sanitizeName(req.tool);
     let name = plain;
     const holder = taken.get(plain);
-    if (holder && (!holder.prefix || !req.prefix)) {
-      collisions.push({ name: plain, servers: [holder.server, req.server], tools: [holder.tool, req.tool] });
-    }
     if (holder || plain.length > options.maxLength || BRIDGE_TOOL_NAMES.has(plain)) name = withHash(plain, req, options.maxLength);
     while (taken.has(name)) name = withHash(`${name}x`, req, options.maxLength);
-    taken.set(name, req);
+    if (holder && (!holder.prefix || !req.prefix)) {
+      collisions.push({ name: plain, servers: [holder.server, req.server], tools: [holder.tool, req.tool], given: name });
+    }
+    taken.set(name, { server: req.server, tool: req.tool, prefix: req.prefix });
     names[index] = name;
   }
-  return { names, collisions };
+  return { names, collisions, given: taken };
+}
+
+function holderKey(holder: { readonly server: string; readonly tool: string }): string {
+  return `${holder.server}\u0000${holder.tool}`;
 }
 
 function compare(a: string, b: string): number {

@@ -33,6 +33,13 @@ export interface ProjectedTool {
   readonly projectedBytes: number;
   /** False when even the top-level surface alone exceeds the schema budget. */
   readonly withinBudget: boolean;
+  /**
+   * The tool's other fields as they go on the wire (`outputSchema`, `title`, `annotations`, unknown
+   * fields…), each of the shape MCP's `Tool` requires (issue #8 item 1; `schema/wire.ts`).
+   */
+  readonly fields: JsonObject;
+  /** What the wire form left out of the declaration, one sentence each; empty when nothing. */
+  readonly leftOut: readonly string[];
 }
 
 /** One admitted upstream tool, immutable once built. */

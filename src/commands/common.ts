@@ -2,9 +2,14 @@
  * What every command shares: the package version, the config flag, and loading a config with its
  * problems printed by JSON path. Source: DESIGN §12.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
+import { err, ok, type Result } from '../lib/result.js';
+import type { LogLevel } from '../trace/log.js';
+import type { UpstreamSummary } from '../upstream/pool.js';
 
 /** The package version from package.json. */
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -32,17 +37,64 @@ export async function exitOnSignal<T>(work: () => Promise<T>, exitCode: (signal:
   }
 }
 
-/** Default config path, relative to the current folder. */
-export const DEFAULT_CONFIG = 'servers.config.json';
+/** The config looked for in the current folder when `--config` is not given. */
+export const LOCAL_CONFIG = 'servers.config.json';
+
+/** The config shipped in the package (beside `dist/`), used when the current folder has none. */
+export const BUNDLED_CONFIG = fileURLToPath(new URL('../../servers.config.json', import.meta.url));
+
+/** The `--config FILE` help line every command shares. */
+export const CONFIG_HELP = `--config FILE  servers.config.json (default: ./${LOCAL_CONFIG} when present, else the bundled one)`;
 
 /**
- * Loads the config at `path` with the process environment. On problems, writes each as
- * `  /json/path: message` to `err` and returns undefined.
+ * The config to load: `given` (the `--config` flag) as is; without it `./servers.config.json` when
+ * the current folder `cwd` has one, else {@link BUNDLED_CONFIG}, so `npx toolshelf` works from any
+ * folder. Without the flag, which one was chosen is said through `err`. Source: issue #8 point 8a.
  */
-export function loadOrReport(path: string, err: (text: string) => void): Config | undefined {
+export function chooseConfig(given: string | undefined, cwd: string, err: (text: string) => void): string {
+  if (given !== undefined) return given;
+  const local = resolve(cwd, LOCAL_CONFIG);
+  if (existsSync(local)) {
+    err(`toolshelf: config: ${local} (no --config given; found ./${LOCAL_CONFIG})\n`);
+    return local;
+  }
+  err(`toolshelf: config: ${BUNDLED_CONFIG} (no --config given and no ./${LOCAL_CONFIG} here: the bundled one)\n`);
+  return BUNDLED_CONFIG;
+}
+
+/**
+ * Loads the config at `path` ({@link chooseConfig} when undefined) with the process environment. On
+ * problems, writes each as `  /json/path: message` to `err` and returns undefined.
+ */
+export function loadOrReport(given: string | undefined, err: (text: string) => void): Config | undefined {
+  const path = chooseConfig(given, process.cwd(), err);
   const loaded = loadConfig(path, process.env);
   if (loaded.ok) return loaded.value;
   const lines = loaded.error.map((p) => `  ${p.path}: ${p.message}`);
   err(`toolshelf: ${path} has ${loaded.error.length} problem(s):\n${lines.join('\n')}\n`);
   return undefined;
+}
+
+/** The levels `--log-level` takes. */
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** The `--log-level LEVEL` help line; `fallback` is the command's default. */
+export const logLevelHelp = (fallback: LogLevel): string => `--log-level LEVEL  debug | info | warn | error (default ${fallback}; upstream stderr shows at debug)`;
+
+/** `text` (a `--log-level` value) as a level, or the usage problem in words. */
+export function parseLogLevel(text: string): Result<LogLevel, string> {
+  const level = LOG_LEVELS.find((l) => l === text);
+  return level ? ok(level) : err(`--log-level must be debug, info, warn or error, got "${text}"`);
+}
+
+/**
+ * Why a one-shot command (inspect, search) has nothing to report: no upstream connected. Names each
+ * upstream with its error, e.g. `no upstream connected (0 of 2): files: command "x" was not found
+ * (ENOENT); remote: …`; undefined when at least one is ready. Source: issue #8 point 9.
+ */
+export function noUpstreamProblem(upstreams: readonly UpstreamSummary[]): string | undefined {
+  if (upstreams.some((u) => u.status === 'ready')) return undefined;
+  if (upstreams.length === 0) return 'no upstream connected: the config lists no enabled server';
+  const each = upstreams.map((u) => `  ${u.key}: ${u.error || u.status}`);
+  return `no upstream connected (0 of ${upstreams.length}), so there is nothing to report:\n${each.join('\n')}`;
 }

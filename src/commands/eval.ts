@@ -44,11 +44,22 @@ function parseEvalArgs(argv: string[]): EvalArgs | string {
   return { tools: values.tools, queries: values.queries, ks, json: values.json, ...(values.subset ? { subset: values.subset } : {}) };
 }
 
+/** A line of an input file that was not used, and why. `line` is 1-based. */
+export interface SkippedLine {
+  readonly file: 'tools' | 'queries';
+  readonly line: number;
+  readonly message: string;
+}
+
 /** Both rankings' metrics over one retrieval set. */
 export interface EvalReport {
   readonly tools: number;
   readonly queries: number;
   readonly skippedLines: number;
+  /** Every skipped line with its reason (issue #8 point 9). */
+  readonly skipped: readonly SkippedLine[];
+  /** Query count per subset name over the whole queries file, whatever `--subset` chose. */
+  readonly subsets: Readonly<Record<string, number>>;
   readonly ks: readonly number[];
   readonly toolshelf: MetricSummary;
   readonly plainBm25: MetricSummary;
@@ -62,10 +73,18 @@ export function evaluate(toolsText: string, queriesText: string, ks: readonly nu
   const depth = Math.max(10, ...ks);
   const index = buildSearchIndex(tools.items.map(toCatalogEntry));
   const plain = buildPlainBm25(tools.items, propertyText);
+  const counts = new Map<string, number>();
+  for (const query of queries.items) if (query.subset !== undefined) counts.set(query.subset, (counts.get(query.subset) ?? 0) + 1);
+  const skipped = [
+    ...tools.problems.map((p): SkippedLine => ({ file: 'tools', ...p })),
+    ...queries.problems.map((p): SkippedLine => ({ file: 'queries', ...p })),
+  ];
   return {
     tools: tools.items.length,
     queries: judged.length,
-    skippedLines: tools.problems.length + queries.problems.length,
+    skippedLines: skipped.length,
+    skipped,
+    subsets: Object.fromEntries(counts),
     ks,
     toolshelf: summarise(judged, ks, (query) => index.search(query, depth).map((hit) => hit.name)),
     plainBm25: summarise(judged, ks, (query) => plain(query, depth)),
@@ -85,11 +104,29 @@ function formatTable(report: EvalReport): string[] {
   ];
 }
 
+/** Skipped lines reported one by one, at most this many; the rest as a count. */
+const MAX_SKIPPED_SHOWN = 10;
+
+/** Each skipped line as `tools line 4 skipped: invalid JSON: …`, at most {@link MAX_SKIPPED_SHOWN}. */
+function skippedLines(report: EvalReport, files: { tools: string; queries: string }): string[] {
+  const lines = report.skipped.slice(0, MAX_SKIPPED_SHOWN).map((s) => `toolshelf: ${files[s.file]} line ${s.line} skipped: ${s.message}`);
+  const more = report.skipped.length - MAX_SKIPPED_SHOWN;
+  return more > 0 ? [...lines, `toolshelf: … and ${more} more skipped lines`] : lines;
+}
+
+/** Why `--subset` matches no query: it names the subsets the file has, with their query counts. */
+function unknownSubset(subset: string, report: EvalReport, file: string): string {
+  const names = Object.entries(report.subsets).map(([name, count]) => `${name} (${count} queries)`);
+  const known = names.length > 0 ? `the subsets in ${file} are: ${names.join(', ')}` : `no query in ${file} has a "subset" field`;
+  return `toolshelf: no query has subset "${subset}"; ${known}`;
+}
+
 /**
- * The `eval` command. Returns the exit code: 0 on success, 2 on a usage error, 1 when a file
- * cannot be read or holds no usable tool or query. Writes lines through `out` (stdout in cli.ts).
+ * The `eval` command. Returns the exit code: 0 on success, 2 on a usage error (an unknown `--subset`
+ * too), 1 when a file cannot be read or holds no usable tool or query. Writes the report through
+ * `out` (stdout in cli.ts), and each skipped input line with its reason through `err` (stderr).
  */
-export async function runEval(argv: string[], out: (line: string) => void): Promise<number> {
+export async function runEval(argv: string[], out: (line: string) => void, err: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)): Promise<number> {
   const args = parseEvalArgs(argv);
   if (typeof args === 'string') {
     out(`${args}\n${USAGE}`);
@@ -103,6 +140,11 @@ export async function runEval(argv: string[], out: (line: string) => void): Prom
     return 1;
   }
   const report = evaluate(texts[0], texts[1], args.ks, args.subset);
+  for (const line of skippedLines(report, args)) err(line);
+  if (args.subset !== undefined && !Object.hasOwn(report.subsets, args.subset)) {
+    err(unknownSubset(args.subset, report, args.queries));
+    return 2;
+  }
   if (report.tools === 0 || report.queries === 0) {
     out(`nothing to evaluate: ${report.tools} tools, ${report.queries} queries`);
     return 1;

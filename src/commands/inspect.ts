@@ -14,13 +14,16 @@ import type { StartSummary } from '../summary.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, VERSION } from './common.js';
+import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
+import type { LogLevel } from '../trace/log.js';
 
-const USAGE = `Usage: toolshelf inspect [--config FILE] [--json]
+const USAGE = `Usage: toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]
 
 Connects every MCP server in the config, prints what each costs on the wire, then exits.
-  --config FILE  servers.config.json (default: ./servers.config.json)
-  --json         one JSON object instead of tables`;
+  ${CONFIG_HELP}
+  --json         one JSON object instead of tables
+  ${logLevelHelp('warn')}
+Exit codes: 0 report printed, 1 start-up refused or no upstream connected, 2 bad usage or config.`;
 
 /** One advertised or searchable tool. Bytes are UTF-8 bytes of compact JSON of its inputSchema. */
 export interface InspectedTool {
@@ -75,15 +78,20 @@ export interface InspectReport {
 
 /**
  * Runs `inspect`, printing the report through `out` (stdout, from cli.ts); returns the exit code
- * (0 ok, 1 start-up refused, 2 bad flags or config); exits 130 on a signal.
+ * (0 ok, 1 start-up refused or no upstream connected, 2 bad flags or config); exits 130 on a signal.
  */
 export async function runInspect(argv: string[], out: (text: string) => void): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
-  let values: { config: string; json: boolean; help?: boolean };
+  let values: { config?: string; json: boolean; 'log-level': string; help?: boolean };
   try {
     values = parseArgs({
       args: argv,
-      options: { config: { type: 'string', short: 'c', default: DEFAULT_CONFIG }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        config: { type: 'string', short: 'c' },
+        json: { type: 'boolean', default: false },
+        'log-level': { type: 'string', default: 'warn' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: false,
     }).values;
@@ -91,25 +99,29 @@ export async function runInspect(argv: string[], out: (text: string) => void): P
     return err(`toolshelf: ${(error as Error).message}\n${USAGE}\n`), EXIT_USAGE;
   }
   if (values.help) return out(USAGE), EXIT_OK;
+  const level = parseLogLevel(values['log-level']);
+  if (!level.ok) return err(`toolshelf: ${level.error}\n`), EXIT_USAGE;
   const config = loadOrReport(values.config, err);
   if (!config) return EXIT_USAGE;
-  return exitOnSignal(() => inspect(config, values.json, out, err), () => EXIT_INTERRUPTED);
+  return exitOnSignal(() => inspect(config, values.json, level.value, out, err), () => EXIT_INTERRUPTED);
 }
 
 /** 128 + SIGINT, the shell convention for a run cut short. */
 const EXIT_INTERRUPTED = 130;
 
 /** Opens the shelf, prints the report, and ends every upstream whatever happens. */
-async function inspect(config: Config, json: boolean, out: (text: string) => void, err: (text: string) => void): Promise<number> {
+async function inspect(config: Config, json: boolean, level: LogLevel, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   let opened: OpenShelf;
   try {
-    // warn: upstream chatter (logged at debug) and start-up info stay out of the report.
-    opened = await openShelf(config, createLogger('warn'), VERSION);
+    // warn by default: upstream chatter (logged at debug) and start-up info stay out of the report.
+    opened = await openShelf(config, createLogger(level), VERSION);
   } catch (error) {
     err(`toolshelf: ${error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error))}\n`);
     return EXIT_FAILURE;
   }
   try {
+    const nothing = noUpstreamProblem(opened.summary().upstreams);
+    if (nothing !== undefined) return err(`toolshelf: ${nothing}\n`), EXIT_FAILURE;
     const report = inspectReport(config, opened);
     out(json ? JSON.stringify(report, null, 2) : formatReport(report).replace(/\n$/, ''));
   } finally {

@@ -11,21 +11,24 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { requiredSignature } from '../discovery/signature.js';
 import { parseSearchArgs } from '../gateway/bridgeTools.js';
-import { searchResult } from '../gateway/results.js';
+import { searchResult, summaryOf, type SearchAnswer } from '../gateway/searchAnswer.js';
 import type { SearchOutcome } from '../gateway/types.js';
 import type { BuiltShelf } from '../shelf.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, VERSION } from './common.js';
+import type { LogLevel } from '../trace/log.js';
+import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
 
 /** The command's help text (printed with `--help`, and after a usage error on stderr). */
-export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json]
+export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]
 
 Runs tool_search as the model would, over the upstreams in the config, and prints what it returns.
   --limit N      how many tools (default and clamp from discovery.defaultLimit / maxLimit: 5, 1..20)
-  --config FILE  servers.config.json (default: ./servers.config.json)
-  --json         print exactly tool_search's structuredContent: {"tools":[{name, description, parameters}]}
-Exit codes: 0 search done (with or without matches), 1 start-up refused, 2 bad usage or config.`;
+  ${CONFIG_HELP}
+  --json         print exactly tool_search's structuredContent: {"tools":[{name, description, parameters} or {name, summary}], "note"?}
+  ${logLevelHelp('warn')}
+Exit codes: 0 search done (with or without matches), 1 start-up refused or no upstream connected,
+2 bad usage or config.`;
 
 /** Signals that end a search early; exit code 128 + signal number, as a shell reports it. */
 const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
@@ -33,9 +36,10 @@ const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 14
 interface SearchArgs {
   readonly query: string;
   readonly limit?: number;
-  readonly config: string;
+  readonly config?: string;
   readonly json: boolean;
   readonly help: boolean;
+  readonly level: LogLevel;
 }
 
 function parseSearchFlags(argv: string[]): SearchArgs | string {
@@ -45,8 +49,9 @@ function parseSearchFlags(argv: string[]): SearchArgs | string {
       args: argv,
       options: {
         limit: { type: 'string', short: 'n' },
-        config: { type: 'string', short: 'c', default: DEFAULT_CONFIG },
+        config: { type: 'string', short: 'c' },
         json: { type: 'boolean', default: false },
+        'log-level': { type: 'string', default: 'warn' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: true,
@@ -60,26 +65,36 @@ function parseSearchFlags(argv: string[]): SearchArgs | string {
   if (limit !== undefined && (values.limit?.trim() === '' || !Number.isInteger(limit))) return `--limit takes an integer, got "${values.limit}"`;
   const query = positionals.join(' ').trim();
   if (query === '' && !values.help) return 'a query is required, e.g. toolshelf search "read a file"';
-  return { query, config: values.config, json: values.json, help: values.help, ...(limit === undefined ? {} : { limit }) };
+  const level = parseLogLevel(values['log-level']);
+  if (!level.ok) return level.error;
+  return {
+    query,
+    json: values.json,
+    help: values.help,
+    level: level.value,
+    ...(values.config === undefined ? {} : { config: values.config }),
+    ...(limit === undefined ? {} : { limit }),
+  };
 }
 
-/** One match as text: `name(required: type)` then the description as the model reads it, indented. */
-function formatMatch(entry: CatalogEntry, rank: number): string[] {
+/**
+ * One match as text: `name(required: type)`, then for a strong match the description as the model
+ * reads it, for any other `(summary only)` and its one line, indented.
+ */
+function formatMatch(entry: CatalogEntry, rank: number, strong: boolean): string[] {
   const signature = requiredSignature(entry.tool.inputSchema);
-  const lines = entry.projected.description.split(/\r?\n/).map((line) => `   ${line}`.trimEnd());
-  return [`${rank}. ${entry.qualifiedName}(${signature})`, ...lines];
+  const lines = strong ? entry.projected.description.split(/\r?\n/) : [`(summary only) ${summaryOf(entry)}`];
+  return [`${rank}. ${entry.qualifiedName}(${signature})`, ...lines.map((line) => `   ${line}`.trimEnd())];
 }
 
-/** Human-readable answer: a header naming the ranker (and any fallback), then the matches or tool_search's note. */
-function formatText(query: string, entries: readonly CatalogEntry[], outcome: SearchOutcome): string[] {
+/** Human-readable answer: a header naming the ranker (and any fallback), then the matches and tool_search's note. */
+function formatText(query: string, entries: readonly CatalogEntry[], outcome: SearchOutcome, strong: readonly string[]): string[] {
   const how = `${outcome.ranker === 'host' ? 'host ranker' : 'BM25'}${outcome.fallback === undefined ? '' : `, host ranker not used: ${outcome.fallback}`}`;
-  if (entries.length === 0) {
-    const result = searchResult([], query);
-    const note = result.content[0]?.type === 'text' ? result.content[0].text : '';
-    return [`0 matches (${how})`, note];
-  }
-  const header = `${entries.length} match${entries.length === 1 ? '' : 'es'} for "${query}" (${how})`;
-  return [header, ...entries.flatMap((entry, i) => ['', ...formatMatch(entry, i + 1)])];
+  const { note } = searchResult(entries, query, strong).structuredContent as unknown as SearchAnswer;
+  if (entries.length === 0) return [`0 matches (${how})`, note ?? ''];
+  const header = `${entries.length} match${entries.length === 1 ? '' : 'es'} for "${query}" (${how}; ${strong.length} strong)`;
+  const matches = entries.flatMap((entry, i) => ['', ...formatMatch(entry, i + 1, strong.includes(entry.qualifiedName))]);
+  return [header, ...matches, ...(note === undefined ? [] : ['', note])];
 }
 
 /** Notes on stderr where the model's view differs from a plain search: no tool_search, or a clamped limit. */
@@ -93,7 +108,7 @@ function warnings(config: Config, shelf: BuiltShelf, asked: number | undefined, 
 
 /** Opens the shelf, searches once, prints, closes. Upstreams are ended on every path. */
 async function searchOnce(config: Config, args: SearchArgs, request: { query: string; limit: number }, out: (line: string) => void): Promise<number> {
-  const logger = createLogger('warn');
+  const logger = createLogger(args.level);
   let opened: OpenShelf;
   try {
     opened = await openShelf(config, logger, VERSION);
@@ -102,13 +117,16 @@ async function searchOnce(config: Config, args: SearchArgs, request: { query: st
     return EXIT_FAILURE;
   }
   try {
+    const nothing = noUpstreamProblem(opened.summary().upstreams);
+    if (nothing !== undefined) return logger.error(nothing), EXIT_FAILURE;
     const shelf = opened.current();
     for (const note of warnings(config, shelf, args.limit, request.limit)) logger.warn(note);
     const outcome = await shelf.search(request.query, request.limit);
     // Exactly what dispatch does: catalogue names only, deferred only (DESIGN §5).
     const entries = outcome.matched.map((name) => shelf.catalogue.get(name)).filter((e): e is CatalogEntry => e?.exposure === 'deferred');
-    if (args.json) out(JSON.stringify(searchResult(entries, request.query).structuredContent));
-    else for (const line of formatText(request.query, entries, outcome)) out(line);
+    const strong = entries.filter((e) => outcome.strong.includes(e.qualifiedName)).map((e) => e.qualifiedName);
+    if (args.json) out(JSON.stringify(searchResult(entries, request.query, strong).structuredContent));
+    else for (const line of formatText(request.query, entries, outcome, strong)) out(line);
     return EXIT_OK;
   } finally {
     await opened.close();
@@ -117,8 +135,8 @@ async function searchOnce(config: Config, args: SearchArgs, request: { query: st
 
 /**
  * The `search` command. Prints through `out` (stdout, from cli.ts: matches, or JSON with `--json`); logs go to stderr at
- * warn level. Returns the exit code: 0 when the search ran (matches or not), 1 when start-up was
- * refused (e.g. a `prefix: false` name collision), 2 on bad usage or a bad config. A signal during
+ * `--log-level` (default warn). Returns the exit code: 0 when the search ran (matches or not), 1 when start-up was
+ * refused (e.g. a `prefix: false` name collision) or no upstream connected, 2 on bad usage or a bad config. A signal during
  * start-up exits at once with 128 + its number; openShelf's exit hook SIGKILLs the upstream groups.
  */
 export async function runSearch(argv: string[], out: (line: string) => void): Promise<number> {

@@ -10,8 +10,8 @@ import { StartupError } from '../openShelf.js';
 import { startToolshelf, type Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { withDebugSummary } from '../trace/summarize.js';
-import { createLogger, type LogLevel, type Logger } from '../trace/log.js';
-import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, STOP_SIGNALS, VERSION } from './common.js';
+import { createLogger, type Logger } from '../trace/log.js';
+import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL]
        toolshelf inspect [--config FILE] [--json]          what each upstream costs on the wire
@@ -19,11 +19,11 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--json]   ranking quality
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
-  --config FILE      servers.config.json (default: ./servers.config.json)
+  ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}
   --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
   --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP (or set TOOLSHELF_TOKEN)
   --trace FILE       append trace events as JSON lines
-  --log-level LEVEL  debug | info | warn | error (default info; upstream stderr shows at debug)
+  ${logLevelHelp('info')}
   --version, --help`;
 
 /** Parses `--http` as `PORT`, `HOST:PORT` or `[V6]:PORT`; undefined when malformed. */
@@ -39,7 +39,7 @@ function parseServeArgs(argv: string[]) {
   return parseArgs({
     args: argv,
     options: {
-      config: { type: 'string', short: 'c', default: DEFAULT_CONFIG },
+      config: { type: 'string', short: 'c' },
       http: { type: 'string' },
       token: { type: 'string' },
       trace: { type: 'string' },
@@ -67,13 +67,13 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   }
   if (values.help) return out(SERVE_USAGE), EXIT_OK;
   if (values.version) return out(VERSION), EXIT_OK;
-  const level = values['log-level'] as LogLevel;
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) return err(`toolshelf: --log-level must be debug, info, warn or error\n`), EXIT_USAGE;
+  const level = parseLogLevel(values['log-level']);
+  if (!level.ok) return err(`toolshelf: ${level.error}\n`), EXIT_USAGE;
   const listen = values.http === undefined ? undefined : parseListen(values.http);
   if (values.http !== undefined && !listen) return err(`toolshelf: --http takes [HOST:]PORT, got "${values.http}"\n`), EXIT_USAGE;
   const config = loadOrReport(values.config, err);
   if (!config) return EXIT_USAGE;
-  return serve(config, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, createLogger(level));
+  return serve(config, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, createLogger(level.value));
 }
 
 async function serve(config: Config, listen: { host: string; port: number } | undefined, token: string | undefined, tracePath: string | undefined, logger: Logger): Promise<number> {

@@ -23,6 +23,12 @@ export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
 /** Host ranker time limit in ms before BM25 takes over (DESIGN §8). */
 export const DEFAULT_RANKER_TIMEOUT_MS = 2000;
+/**
+ * Most UTF-8 bytes of one upstream's initialize `instructions` passed on in toolshelf's own, clipped
+ * at a sentence end (issue #8 point 10): ten servers then add at most ~10 KB (~2,500 tokens), about
+ * the manifest's budget (DESIGN §6). Per server: `instructionsBytes`.
+ */
+export const DEFAULT_INSTRUCTIONS_BYTES = 1024;
 /** Per-call upstream timeout in ms: the SDK's own default request timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** The "third-party" compaction budget: what Codex applies to MCP tools (DESIGN §7). */

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { err, ok, type Result } from '../lib/result.js';
 import { applyDefaults, type RawConfig } from './defaults.js';
-import { interpolate } from './interpolate.js';
+import { escapePointer, interpolate } from './interpolate.js';
 import type { Config, ConfigProblem } from './types.js';
 import { validateConfig } from './validate.js';
 
@@ -45,6 +45,9 @@ export function parseConfig(
     return err([{ path: '/', message: `not valid JSON: ${(cause as Error).message}` }]);
   }
   const expanded = interpolate(raw, env);
+  const disabled = disabledServerPaths(raw);
+  // A disabled server never starts, so its variables need not be set (issue #8 point 9).
+  const needed = expanded.problems.filter((p) => !disabled.some((prefix) => p.path.startsWith(prefix)));
   const unexpanded = new Set(expanded.problems.map((p) => p.path));
   const problems = validateConfig(expanded.value)
     .filter((p) => !unexpanded.has(p.path))
@@ -52,7 +55,16 @@ export function parseConfig(
       const written = expanded.sources.get(p.path);
       return written === undefined ? p : { path: p.path, message: `${p.message} (expanded from ${JSON.stringify(written)})` };
     });
-  problems.push(...expanded.problems);
+  problems.push(...needed);
   if (problems.length > 0) return err(problems.sort((a, b) => a.path.localeCompare(b.path)));
   return ok(applyDefaults(expanded.value as RawConfig, baseDir));
+}
+
+/** JSON Pointer prefixes (`/mcpServers/<key>/`) of the servers marked `"disabled": true` as written. */
+function disabledServerPaths(raw: unknown): string[] {
+  const servers = (raw as { mcpServers?: unknown } | null)?.mcpServers;
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) return [];
+  return Object.entries(servers as Record<string, unknown>)
+    .filter(([, entry]) => (entry as { disabled?: unknown } | null)?.disabled === true)
+    .map(([key]) => `/mcpServers/${escapePointer(key)}/`);
 }

@@ -45,6 +45,8 @@ interface ServerCommon {
   readonly maxTotalMs?: number;
   /** Longest wait in ms for initialize plus the first tools/list (default 30,000, or TOOLSHELF_START_TIMEOUT_MS). */
   readonly startTimeoutMs?: number;
+  /** Most UTF-8 bytes of this server's initialize `instructions` passed on in toolshelf's own (default 1,024; 0 passes none; issue #8 point 10). */
+  readonly instructionsBytes?: number;
   /** `true` skips this server entirely (Claude Desktop-style `disabled`). */
   readonly disabled?: boolean;
 }

@@ -24,6 +24,7 @@
 import { sortKeywords } from '../catalog/exposure.js';
 import { isWithinTokenLimit, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import type { CatalogEntry } from '../catalog/types.js';
+import { isDeprecated } from './deprecation.js';
 import { clipWords, packSentences, sentencesOf } from './sentences.js';
 import { requiredSignature } from './signature.js';
 
@@ -65,6 +66,10 @@ const SEPARATOR = '\n\n';
 const FULL_DESCRIPTION_CHARS: readonly number[] = [400, 240, 160, 100];
 /** First-sentence cap of the `short` level (DESIGN §6). */
 const SHORT_CHARS = 60;
+/** How the manifest marks a deprecated tool (issue 12 point 4). */
+export const DEPRECATED_TAG = '(deprecated)';
+/** Text that already ends a sentence (a clipped `…` counts: a full stop after it reads oddly). */
+const SENTENCE_ENDED = /[.!?。！？…]$/u;
 
 /** Special-token text such as `<|endoftext|>` in a description is counted as plain text, never thrown on. */
 const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
@@ -82,8 +87,10 @@ function descriptionOf(entry: CatalogEntry): string {
 /** What every rung needs from one entry, computed once per render. */
 interface EntryText {
   readonly name: string;
-  /** `name(required):` */
+  /** `name(required):`, or `name(required) (deprecated):` */
   readonly head: string;
+  /** `name` or `name (deprecated)`: what the `short` rung starts with. */
+  readonly label: string;
   readonly sentences: readonly string[];
   /** ` Keywords: a, b.` or `''`. */
   readonly tail: string;
@@ -92,24 +99,32 @@ interface EntryText {
 function entryText(entry: CatalogEntry): EntryText {
   const signature = requiredSignature(entry.tool.inputSchema);
   const keywords = sortKeywords(entry.keywords);
+  // Deprecated tools are tagged where they are described (issue 12 point 4); bare-name rungs stay bare.
+  const tag = isDeprecated(entry.tool) ? ` ${DEPRECATED_TAG}` : '';
   return {
     name: entry.qualifiedName,
-    head: `${entry.qualifiedName}${signature === '' ? '' : `(${signature})`}:`,
+    label: `${entry.qualifiedName}${tag}`,
+    head: `${entry.qualifiedName}${signature === '' ? '' : `(${signature})`}${tag}:`,
     sentences: sentencesOf(descriptionOf(entry)),
     tail: keywords.length > 0 ? ` Keywords: ${keywords.join(', ')}.` : '',
   };
 }
 
-/** One full entry: `name(required): packed description Keywords: a, b.` */
+/**
+ * One full entry: `name(required): packed description. Keywords: a, b.` The description gets a
+ * full stop before the keywords when it ends without one, so they read as their own sentence
+ * (issue 12 point 5).
+ */
 function fullLine(entry: EntryText, maxChars: number, warnings: string[]): string {
   const packed = packSentences(entry.sentences, maxChars);
   if (packed.clipped) warnings.push(`${entry.name}: first sentence exceeds ${maxChars} characters; clipped at a word boundary`);
-  return `${entry.head}${packed.text === '' ? '' : ` ${packed.text}`}${entry.tail}`;
+  const description = packed.text === '' ? '' : ` ${packed.text}${entry.tail !== '' && !SENTENCE_ENDED.test(packed.text) ? '.' : ''}`;
+  return `${entry.head}${description}${entry.tail}`;
 }
 
 function shortLine(entry: EntryText): string {
   const first = entry.sentences[0];
-  return first === undefined ? entry.name : `${entry.name}: ${clipWords(first, SHORT_CHARS)}`;
+  return first === undefined ? entry.label : `${entry.label}: ${clipWords(first, SHORT_CHARS)}`;
 }
 
 interface Candidate {

@@ -8,6 +8,7 @@
 import type { Result } from '../lib/result.js';
 import { callHostRanker, type HostRanker, type RankerCatalogue } from './hostRanker.js';
 import type { SearchIndex } from './searchIndex.js';
+import { judge } from './strength.js';
 
 export type RankMode = 'bm25' | 'ranker' | 'compare';
 
@@ -30,6 +31,14 @@ export interface RankResult {
   readonly ranker: 'bm25' | 'host';
   /** Score of the first match when the producer gave one (BM25 score, unitless). */
   readonly topScore?: number;
+  /**
+   * The strong matches (`strength.ts`), a prefix of `matched`: shown with their schema and promoted.
+   * BM25: the strong rule; an exact name alone. Host ranker (no comparable scores): an exact name
+   * alone, else its first match.
+   */
+  readonly strong: readonly string[];
+  /** True when no match is strong (BM25 only; a host ranker's answer is never judged weak). */
+  readonly weak: boolean;
   /** Why the host ranker did not serve when the mode asked for it. */
   readonly fallback?: string;
   /** In `compare` mode: the BM25 ranking that was not served. */
@@ -37,10 +46,14 @@ export interface RankResult {
 }
 
 function bm25(index: SearchIndex, query: string, limit: number, fallback?: string): RankResult {
-  const hits = index.search(query, limit);
+  const ranked = index.rank(query, limit);
+  const { hits } = ranked;
+  const { strong, weak } = judge(ranked);
   return {
     matched: hits.map((hit) => hit.name),
     ranker: 'bm25',
+    strong,
+    weak,
     ...(hits[0] === undefined ? {} : { topScore: hits[0].score }),
     ...(fallback === undefined ? {} : { fallback }),
   };
@@ -49,10 +62,13 @@ function bm25(index: SearchIndex, query: string, limit: number, fallback?: strin
 async function viaHost(context: RankContext, host: HostRanker, query: string, limit: number): Promise<RankResult> {
   const answer = await callHostRanker(host, query, context.catalogue, limit, context.timeoutMs);
   if (!answer.ok) return bm25(context.index, query, limit, answer.error);
-  const matched = [...new Set([...context.index.exactMatches(query), ...answer.value.names])].slice(0, limit);
+  const exact = context.index.exactMatches(query);
+  const matched = [...new Set([...exact, ...answer.value.names])].slice(0, limit);
   const result: RankResult = {
     matched,
     ranker: 'host',
+    strong: exact.length > 0 ? matched.slice(0, exact.length) : matched.slice(0, 1),
+    weak: false,
     ...(answer.value.topScore === undefined ? {} : { topScore: answer.value.topScore }),
   };
   if (context.mode !== 'compare') return result;
@@ -73,6 +89,6 @@ export async function rankTools(context: RankContext, query: string, limit: numb
     if (!host.ok) return bm25(context.index, text, limit, host.error);
     return await viaHost(context, host.value, text, limit);
   } catch (error) {
-    return { matched: [], ranker: 'bm25', fallback: `search failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { matched: [], ranker: 'bm25', strong: [], weak: true, fallback: `search failed: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

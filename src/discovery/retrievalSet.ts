@@ -87,6 +87,6 @@ export function toCatalogEntry(tool: PlainTool): CatalogEntry {
     exposure: 'deferred',
     keywords: [],
     tool: { name: upstreamName, description: tool.description, inputSchema },
-    projected: { description, inputSchema, rung: 0, canonicalBytes: bytes, projectedBytes: bytes, withinBudget: true },
+    projected: { description, inputSchema, rung: 0, canonicalBytes: bytes, projectedBytes: bytes, withinBudget: true, fields: {}, leftOut: [] },
   };
 }

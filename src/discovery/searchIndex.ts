@@ -8,6 +8,8 @@
 import MiniSearch from 'minisearch';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { RankingSettings } from '../config/types.js';
+import { isDeprecated } from './deprecation.js';
+import type { RankedForJudgement } from './strength.js';
 import { nameAliases } from './synonyms.js';
 import { tokenize } from './tokenize.js';
 
@@ -49,6 +51,17 @@ export const DEFAULT_BOOSTS: Readonly<Record<SearchField, number>> = {
   keywords: 2,
 };
 
+/**
+ * Score factor of a deprecated tool (`deprecation.ts`), applied per matched term inside BM25, so it
+ * ranks below its replacement; it also never takes the name-words shortcut below. The dev sets hold
+ * no deprecated tool (livemcpbench's "Check if packages are deprecated" is not one), so 2-fold
+ * cross-validation over 0.1–1 shows no metric moving (bench/search.mjs); 0.5 is the largest value of
+ * that grid that puts filesystem's `read_file` ("DEPRECATED: Use read_text_file instead") below
+ * `read_text_file` for "read a file" and "read the contents of a file" (test/discovery/strength.test.ts).
+ * Source: issue 12 point 4.
+ */
+export const DEPRECATED_PENALTY = 0.5;
+
 /** Default BM25+ parameters (minisearch's `k`, `b`, `d`; config spells `k` as `k1`). See the notes above. */
 export const DEFAULT_BM25 = { k1: 1.2, b: 0.7, d: 0.5 } as const;
 
@@ -56,12 +69,27 @@ export const DEFAULT_BM25 = { k1: 1.2, b: 0.7, d: 0.5 } as const;
 export interface SearchHit {
   readonly name: string;
   readonly score: number;
+  /** Distinct query terms the tool's text matched (the strong rule's coverage test, `strength.ts`). */
+  readonly matchedTerms: number;
+}
+
+/** One ranking with what the strong rule (`strength.ts`) needs: hits, query terms, exact-name hits. */
+export interface Ranked extends RankedForJudgement {
+  readonly hits: SearchHit[];
+}
+
+/** Knobs the benchmark's cross-validation varies; production uses the defaults. */
+export interface IndexTuning {
+  /** Score factor of deprecated tools, 0..1; default {@link DEPRECATED_PENALTY}. */
+  readonly deprecatedPenalty?: number;
 }
 
 /** A built index over one catalogue snapshot. Immutable; rebuild on catalogue change. */
 export interface SearchIndex {
   /** Number of indexed entries. */
   readonly size: number;
+  /** Like `search`, with the query's term count and how many leading hits are exact names. */
+  rank(query: string, limit: number): Ranked;
   /**
    * Up to `limit` hits, best first. A query equal (case-insensitively, quotes trimmed) to a
    * qualified or upstream name puts that tool first. Never throws; an empty query gives `[]`.
@@ -90,18 +118,22 @@ const FIELDS: readonly SearchField[] = ['name', 'aliases', 'server', 'descriptio
  * 1,000 tools, bench/search.mjs), so a catalogue replaced before it is searched costs only the
  * exact-name table (any search, even `search('', 1)`, builds it).
  */
-export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: RankingSettings): SearchIndex {
+export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: RankingSettings, tuning?: IndexTuning): SearchIndex {
   const snapshot = [...entries];
   const names = snapshot.map((entry) => entry.qualifiedName);
   const boosts = boostsFrom(settings);
   const bm25 = bm25From(settings);
+  const penalty = tuning?.deprecatedPenalty ?? DEPRECATED_PENALTY;
   let lookup: Lookup | undefined;
   // Built on first search: a catalogue replaced before anyone searches it costs nothing.
-  const built = (): Lookup => (lookup ??= { mini: createMiniSearch(snapshot, boosts, bm25), byWords: nameWordsTable(snapshot) });
+  const built = (): Lookup =>
+    (lookup ??= { mini: createMiniSearch(snapshot, boosts, bm25, penalty), byWords: nameWordsTable(snapshot), deprecated: deprecatedIds(snapshot) });
   const exact = exactNameTable(snapshot);
+  const rank = (query: string, limit: number): Ranked => searchIndex(built(), names, exact, query, limit);
   return {
     size: snapshot.length,
-    search: (query, limit) => searchIndex(built(), names, exact, query, limit),
+    rank,
+    search: (query, limit) => rank(query, limit).hits,
     exactMatches: (query) => (exact.get(normaliseName(String(query))) ?? []).map((id) => names[id]!),
   };
 }
@@ -110,13 +142,25 @@ export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: Ra
 interface Lookup {
   readonly mini: MiniSearch<IndexedDoc>;
   readonly byWords: ReadonlyMap<string, readonly number[]>;
+  /** Ids of deprecated entries: they never take the name-words shortcut. */
+  readonly deprecated: ReadonlySet<number>;
+}
+
+function deprecatedIds(entries: readonly CatalogEntry[]): Set<number> {
+  const ids = new Set<number>();
+  entries.forEach((entry, id) => {
+    if (isDeprecated(entry.tool)) ids.add(id);
+  });
+  return ids;
 }
 
 function createMiniSearch(
   entries: readonly CatalogEntry[],
   boosts: Record<SearchField, number>,
   bm25: { k: number; b: number; d: number },
+  penalty: number,
 ): MiniSearch<IndexedDoc> {
+  const deprecated = deprecatedIds(entries);
   const mini = new MiniSearch<IndexedDoc>({
     fields: [...FIELDS],
     tokenize,
@@ -128,6 +172,7 @@ function createMiniSearch(
       bm25,
       prefix: (term) => term.length >= 5,
       weights: { prefix: 0.3, fuzzy: 0 },
+      ...(deprecated.size > 0 && penalty !== 1 ? { boostDocument: (id: unknown) => (deprecated.has(id as number) ? penalty : 1) } : {}),
     },
   });
   mini.addAll(entries.map(toDoc));
@@ -144,22 +189,31 @@ function searchIndex(
   exact: ReadonlyMap<string, readonly number[]>,
   query: string,
   limit: number,
-): SearchHit[] {
+): Ranked {
   const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
-  if (max === 0 || typeof query !== 'string') return [];
+  if (max === 0 || typeof query !== 'string') return { hits: [], terms: 0, exact: 0, size: names.length };
   // Tokenized once, for BM25 and the name-words key alike.
   const terms = tokenize(query);
   const results = lookup.mini.search(query, { tokenize: () => terms });
   const top = results[0]?.score ?? 0;
   const named = lookup.byWords.get(terms.join(' ')) ?? [];
   const first = [...(exact.get(normaliseName(query)) ?? [])];
-  for (const result of results) if (named.includes(result.id as number) && !first.includes(result.id as number)) first.push(result.id as number);
-  const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1 }));
+  const exactCount = Math.min(first.length, max);
+  for (const result of results) {
+    const id = result.id as number;
+    if (named.includes(id) && !lookup.deprecated.has(id) && !first.includes(id)) first.push(id);
+  }
+  // Matched terms are counted for kept hits only: a 1,000-tool OR query returns hundreds of results.
+  const coveredBy = (id: number): number => {
+    const result = results.find((candidate) => candidate.id === id);
+    return result === undefined ? terms.length : new Set(result.queryTerms).size;
+  };
+  const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1, matchedTerms: coveredBy(id) }));
   for (const result of results) {
     if (hits.length >= max) break;
-    if (!first.includes(result.id as number)) hits.push({ name: names[result.id as number]!, score: result.score });
+    if (!first.includes(result.id as number)) hits.push({ name: names[result.id as number]!, score: result.score, matchedTerms: new Set(result.queryTerms).size });
   }
-  return hits.slice(0, max);
+  return { hits: hits.slice(0, max), terms: terms.length, exact: exactCount, size: names.length };
 }
 
 function toDoc(entry: CatalogEntry, id: number): IndexedDoc {

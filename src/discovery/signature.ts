@@ -1,13 +1,19 @@
 /**
  * The required-parameter part of a manifest entry: `path: string, kind: self_register|tax_filing`.
  * Reads the canonical `inputSchema` defensively (any shape); renders only required top-level
- * properties, with closed enum values when they are few and short, else the JSON type.
- * Source: DESIGN §6 (entry part 2: required parameters with types and closed enum values).
+ * properties, with closed enum values when they are few and short, else the JSON type. A required
+ * object, or array of objects, shows its own required keys one level down
+ * (`entities: {name: string, entityType: string, observations: string[]}[]`), so a first call
+ * composed from the manifest alone passes admission.
+ * Source: DESIGN §6 (entry part 2: required parameters with types and closed enum values); issue 12
+ * point 5 (nested parameters).
  */
 
 /** Enums with more values, or longer rendered text, fall back to their type (budget protection). */
 const MAX_ENUM_VALUES = 12;
 const MAX_ENUM_CHARS = 100;
+/** Nested required keys shown per parameter; more end in `…` (entry budget, DESIGN §6). */
+const MAX_NESTED_KEYS = 6;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,9 +51,42 @@ export function typeText(schema: unknown): string {
   return 'any';
 }
 
+/** One property as `v1|v2` (closed enum) or its type. */
+function valueText(property: unknown): string {
+  const closed = isObject(property) ? enumText(property) : undefined;
+  return closed ?? typeText(property);
+}
+
 /**
- * Required top-level parameters as `name: type` (or `name: v1|v2` for a closed enum), in the
- * schema's `required` order, joined by `, `. Names not declared in `properties` render as `any`;
+ * `{a: type, b: type}` for an object schema's required keys (one level: their own nesting shows as
+ * a type), or undefined when it declares none. Over {@link MAX_NESTED_KEYS} keys end in `, …`.
+ */
+function requiredKeysText(schema: unknown): string | undefined {
+  if (!isObject(schema) || !Array.isArray(schema.required)) return undefined;
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const names = [...new Set(schema.required.filter((name): name is string => typeof name === 'string'))];
+  if (names.length === 0) return undefined;
+  const shown = names.slice(0, MAX_NESTED_KEYS).map((name) => `${name}: ${valueText(Object.hasOwn(properties, name) ? properties[name] : undefined)}`);
+  return `{${shown.join(', ')}${names.length > MAX_NESTED_KEYS ? ', …' : ''}}`;
+}
+
+/** A required parameter's text: nested required keys for an object or array of objects, else `valueText`. */
+function parameterText(property: unknown): string {
+  if (isObject(property)) {
+    if (property.type === 'array') {
+      const keys = requiredKeysText(property.items);
+      if (keys !== undefined) return `${keys}[]`;
+    }
+    const keys = requiredKeysText(property);
+    if (keys !== undefined && (property.type === 'object' || property.type === undefined)) return keys;
+  }
+  return valueText(property);
+}
+
+/**
+ * Required top-level parameters as `name: type` (or `name: v1|v2` for a closed enum, or
+ * `name: {key: type, …}` / `name: {key: type, …}[]` for an object or array of objects with required
+ * keys), in the schema's `required` order, joined by `, `. Names not declared in `properties` render as `any`;
  * a non-array `required` or non-string names are ignored. `''` when nothing is required.
  */
 export function requiredSignature(inputSchema: unknown): string {
@@ -55,10 +94,6 @@ export function requiredSignature(inputSchema: unknown): string {
   const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
   const names = [...new Set(inputSchema.required.filter((name): name is string => typeof name === 'string'))];
   return names
-    .map((name) => {
-      const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
-      const closed = isObject(property) ? enumText(property) : undefined;
-      return `${name}: ${closed ?? typeText(property)}`;
-    })
+    .map((name) => `${name}: ${parameterText(Object.hasOwn(properties, name) ? properties[name] : undefined)}`)
     .join(', ');
 }

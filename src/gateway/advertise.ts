@@ -26,14 +26,16 @@ export interface AdvertiseOptions {
   readonly alwaysLoad?: boolean;
 }
 
-/** A catalogue entry as the client sees it: qualified name, projected description and schema, other fields verbatim. */
+/**
+ * A catalogue entry as the client sees it: qualified name, projected description and schema, and the
+ * other fields in their wire form (issue #8 item 1: every one passes MCP's `Tool` schema).
+ */
 export function wireTool(entry: CatalogEntry): Tool {
-  const { name: _name, description: _description, inputSchema: _schema, ...rest } = entry.tool;
   return {
     name: entry.qualifiedName,
     description: entry.projected.description,
     inputSchema: entry.projected.inputSchema as Tool['inputSchema'],
-    ...(rest as Partial<Tool>),
+    ...(entry.projected.fields as Partial<Tool>),
   } as Tool;
 }
 

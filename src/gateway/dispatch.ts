@@ -9,8 +9,10 @@ import type { CatalogEntry } from '../catalog/types.js';
 import { suggestNames } from '../discovery/suggest.js';
 import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
-import { errorResult, resultFromOutcome, searchResult, unknownToolResult } from './results.js';
+import { errorResult, resultFromOutcome, unknownToolResult } from './results.js';
+import { searchResult } from './searchAnswer.js';
 import type { Admit, Shelf, UpstreamCaller } from './types.js';
+import type { RequestOrigin } from '../upstream/types.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {
@@ -33,8 +35,8 @@ export interface DispatchContext {
   /** Every deferred tool is in the client's list from the start (`client` discovery mode, issue #13). */
   readonly deferredListed?: boolean;
   readonly isPromoted: (qualifiedName: string) => boolean;
-  /** Told when a call goes upstream; the returned function when it is back (routes sampling and elicitation). */
-  readonly onForward?: (server: string) => () => void;
+  /** This client request, for the upstream's sampling and elicitation during the call (issue #8 point 2). */
+  readonly origin?: RequestOrigin;
 }
 
 /** The result for the client and the qualified names the session should promote. */
@@ -67,6 +69,7 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
   const entries = outcome.matched
     .map((n) => ctx.shelf.catalogue.get(n))
     .filter((e): e is CatalogEntry => e?.exposure === 'deferred');
+  const strong = entries.filter((e) => outcome.strong.includes(e.qualifiedName)).map((e) => e.qualifiedName);
   ctx.trace.record({
     event: 'tool_searched',
     session: ctx.session,
@@ -75,11 +78,14 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
     matched: entries.map((e) => e.qualifiedName),
     ranker: outcome.ranker,
     ...(outcome.topScore !== undefined ? { topScore: outcome.topScore } : {}),
+    weak: outcome.weak,
+    strong,
     ...(outcome.fallback !== undefined ? { fallback: outcome.fallback } : {}),
     ...(outcome.shadowMatched !== undefined ? { shadowMatched: outcome.shadowMatched } : {}),
     latencyMs: round(performance.now() - started),
   });
-  return { result: searchResult(entries, parsed.query), promote: entries.map((e) => e.qualifiedName) };
+  // Only strong matches are promoted (issue 12 point 2): the others are named, not advertised.
+  return { result: searchResult(entries, parsed.query, strong), promote: strong };
 }
 
 async function callByName(
@@ -107,19 +113,17 @@ async function callByName(
   }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
-  const back = ctx.onForward?.(entry.server);
-  const outcome = await ctx.caller
-    .callTool(entry.server, entry.upstreamName, verdict.args, {
-      signal: extra.mcpReq.signal,
-      ...(Object.keys(meta).length > 0 ? { meta } : {}),
-      ...(progressToken !== undefined
-        ? {
-            onProgress: (p) =>
-              void extra.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
-          }
-        : {}),
-    })
-    .finally(() => back?.());
+  const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
+    signal: extra.mcpReq.signal,
+    ...(ctx.origin ? { origin: ctx.origin } : {}),
+    ...(Object.keys(meta).length > 0 ? { meta } : {}),
+    ...(progressToken !== undefined
+      ? {
+          onProgress: (p) =>
+            void extra.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
+        }
+      : {}),
+  });
   const { result, failure } = resultFromOutcome(outcome, entry);
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };

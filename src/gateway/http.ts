@@ -1,8 +1,9 @@
 /**
  * Streamable HTTP at `/mcp`: a GatewaySession (and SDK Server) per HTTP session, Host and Origin
  * checked against DNS rebinding, an optional bearer token compared in constant time, a request body
- * limit, idle sessions closed, DELETE ending a session. Source: DESIGN §11; MCP spec, Transports ›
- * Streamable HTTP (security warning, session management).
+ * limit, idle sessions closed, DELETE ending a session, and at the session cap the least recently
+ * used idle session closed so a new client always gets in. Source: DESIGN §11; MCP spec, Transports ›
+ * Streamable HTTP (security warning, session management); issue #8 point 3.
  */
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../trace/log.js';
+import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
 
@@ -18,10 +20,19 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session with no request for this long is closed, in ms (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60_000;
 /**
- * Most HTTP sessions open at once; a new initialize past it gets 503. Each session holds an SDK
- * Server and its promotions (breaker finding M8: 2,000 initializes in 3 s grew RSS by 94 MB).
+ * Most HTTP sessions open at once. Each session holds an SDK Server and its promotions (breaker
+ * finding M8: 2,000 initializes in 3 s grew RSS by 94 MB). At the cap a new initialize closes the
+ * least recently used idle session; only when every session is busy does it get 503 (issue #8 point 3).
  */
 export const MAX_SESSIONS = 1000;
+/** Environment variable that overrides {@link MAX_SESSIONS} (a positive integer). */
+export const MAX_SESSIONS_ENV = 'TOOLSHELF_MAX_SESSIONS';
+
+/** The session cap from `env[MAX_SESSIONS_ENV]`; undefined when unset or not a positive integer. */
+export function maxSessionsFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = Number(env[MAX_SESSIONS_ENV]);
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
 
 /** Options for {@link serveHttp}. */
 export interface HttpOptions {
@@ -50,10 +61,18 @@ export interface HttpFront {
   close(): Promise<void>;
 }
 
+/**
+ * One open session. It is idle when none of its HTTP exchanges is open: no request awaiting its
+ * answer (a POST's JSON or SSE response still streaming) and no GET stream held open. A client that
+ * vanished without DELETE (the SDK's close() aborts its requests and sends none) is idle.
+ */
 interface Live {
   readonly session: GatewaySession;
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** When its last request arrived (ms since epoch): the least recent idle one is evicted first. */
   lastSeen: number;
+  /** HTTP responses of this session not yet closed. */
+  open: number;
 }
 
 /** Starts listening; resolves once bound. Rejects if the port cannot be bound. */
@@ -94,7 +113,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   if (req.method === 'POST') {
     const read = await readJson(req);
     if ('error' in read) return reply(res, read.status, read.code, read.error);
-    if (!isJsonRpc(read.value)) return reply(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message or a non-empty batch of them');
+    // The request's own id when it can be read (JSON-RPC 2.0 §5; issue #8 item 7).
+    if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
     if (options.modern && (await options.modern(req, res, body))) return;
   }
@@ -102,12 +122,31 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     const found = live.get(sessionId);
     if (!found) return reply(res, 404, -32001, 'Session not found');
     found.lastSeen = Date.now();
+    found.open += 1;
+    res.once('close', () => (found.open -= 1));
     return forward(found.transport, req, res, body);
   }
   if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
   const maxSessions = options.maxSessions ?? MAX_SESSIONS;
-  if (live.size >= maxSessions) return reply(res, 503, -32000, `Too many sessions (${maxSessions}); close one with DELETE /mcp`);
+  if (live.size >= maxSessions && !evictIdle(live, options.logger)) {
+    return reply(res, 503, -32000, `Too many sessions (${maxSessions}), each with a request or stream open; retry later or close one with DELETE /mcp`);
+  }
   await startSession(req, res, body, options, live);
+}
+
+/**
+ * Closes the least recently used idle session (see {@link Live}) to make room at the cap; its id
+ * then gets 404. Returns false when every session is busy. Source: issue #8 point 3.
+ */
+function evictIdle(live: Map<string, Live>, logger: Logger): boolean {
+  let oldest: [string, Live] | undefined;
+  for (const entry of live) if (entry[1].open === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+  if (!oldest) return false;
+  const [id, victim] = oldest;
+  live.delete(id);
+  logger.debug(`http: session cap reached; closed the least recently used idle session ${id}`);
+  void victim.transport.close().catch(() => undefined);
+  return true;
 }
 
 async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>): Promise<void> {
@@ -115,7 +154,7 @@ async function startSession(req: IncomingMessage, res: ServerResponse, body: unk
   const session = options.createSession(id);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
-    onsessioninitialized: () => void live.set(id, { session, transport, lastSeen: Date.now() }),
+    onsessioninitialized: () => void live.set(id, { session, transport, lastSeen: Date.now(), open: 0 }),
   });
   transport.onclose = () => {
     live.delete(id);
@@ -224,10 +263,13 @@ function readLimited(req: IncomingMessage, maxBytes: number): Promise<string | u
   });
 }
 
-/** Sends a JSON-RPC error with id null (JSON-RPC 2.0 §5). node:http discards any unread body after it. */
-function reply(res: ServerResponse, status: number, code: number, message: string): void {
+/**
+ * Sends a JSON-RPC error, with id null unless the request's id was read (JSON-RPC 2.0 §5). node:http
+ * discards any unread body after it.
+ */
+function reply(res: ServerResponse, status: number, code: number, message: string, id: ReadableId = null): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify(errorResponse(id, code, message)));
 }
 
 function closeIdle(live: Map<string, Live>, idleMs: number): void {

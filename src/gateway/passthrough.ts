@@ -20,7 +20,8 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } 
 import type { NamingOptions } from '../catalog/naming.js';
 import { mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
 import { jsonBytes } from '../schema/measure.js';
-import { handleRequest } from './handlers.js';
+import { handleRequest, type Extra } from './handlers.js';
+import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamDirectory } from './types.js';
 
 type Item = Record<string, unknown>;
@@ -61,9 +62,12 @@ export function registerPassthrough(
     subscriptions: Set<string>;
     /** Largest result in bytes this client accepts (stdio: the SDK client's 10 MiB line), if limited. */
     maxResultBytes?: number;
+    /** The client request an upstream request is made for (its sampling and elicitation go there; issue #8 point 2). */
+    originFor?: (extra: Extra) => RequestOrigin;
   },
 ): void {
   const { directory, routes } = deps;
+  const via = (extra: Extra): AskOptions => ({ signal: extra.mcpReq.signal, ...(deps.originFor ? { origin: deps.originFor(extra) } : {}) });
   // An over-size answer becomes a JSON-RPC error rather than a line the client's transport cannot take.
   const fit = (result: Item, what: string): Item => {
     const bytes = deps.maxResultBytes === undefined ? 0 : jsonBytes(result);
@@ -101,21 +105,21 @@ export function registerPassthrough(
     });
     handleRequest(server, ReadResourceRequestSchema, async (request, extra) => {
       const route = await resourceRoute(request.params.uri);
-      const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, extra.mcpReq.signal), `resource ${request.params.uri}`);
+      const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, via(extra)), `resource ${request.params.uri}`);
       return renameContents(result, route.upstream, request.params.uri) as never;
     });
     if ((capabilities.resources as { subscribe?: boolean }).subscribe) {
-      const forward = async (method: string, uri: string, signal: AbortSignal): Promise<void> => {
+      const forward = async (method: string, uri: string, options: AskOptions): Promise<void> => {
         const route = await resourceRoute(uri);
-        await ask(directory, route.server, method, { uri: route.upstream }, signal);
+        await ask(directory, route.server, method, { uri: route.upstream }, options);
       };
       handleRequest(server, SubscribeRequestSchema, async (request, extra) => {
-        await forward('resources/subscribe', request.params.uri, extra.mcpReq.signal);
+        await forward('resources/subscribe', request.params.uri, via(extra));
         deps.subscriptions.add(request.params.uri);
         return {};
       });
       handleRequest(server, UnsubscribeRequestSchema, async (request, extra) => {
-        await forward('resources/unsubscribe', request.params.uri, extra.mcpReq.signal);
+        await forward('resources/unsubscribe', request.params.uri, via(extra));
         deps.subscriptions.delete(request.params.uri);
         return {};
       });
@@ -128,7 +132,7 @@ export function registerPassthrough(
     });
     handleRequest(server, GetPromptRequestSchema, async (request, extra) => {
       const route = await promptRoute(request.params.name);
-      return fit(await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, extra.mcpReq.signal), `prompt ${request.params.name}`) as never;
+      return fit(await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, via(extra)), `prompt ${request.params.name}`) as never;
     });
   }
   if (capabilities.completions) {
@@ -136,7 +140,7 @@ export function registerPassthrough(
       const ref = request.params.ref as { type: string; name?: string; uri?: string };
       const route = ref.type === 'ref/prompt' ? await promptRoute(ref.name ?? '') : await resourceRoute(ref.uri ?? '');
       const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: route.upstream } : { ...ref, uri: route.upstream };
-      return (await ask(directory, route.server, 'completion/complete', { ...request.params, ref: upstreamRef }, extra.mcpReq.signal)) as never;
+      return (await ask(directory, route.server, 'completion/complete', { ...request.params, ref: upstreamRef }, via(extra))) as never;
     });
   }
   if (capabilities.logging) {
@@ -171,8 +175,11 @@ async function listEverywhere(directory: UpstreamDirectory, servers: readonly st
   );
 }
 
-async function ask(directory: UpstreamDirectory, server: string, method: string, params: Item, signal: AbortSignal): Promise<Item> {
-  const answer = await directory.request(server, method, params, { signal });
+/** How a client's request is passed on: its cancellation, and its origin for the upstream's requests during it. */
+type AskOptions = { readonly signal: AbortSignal; readonly origin?: RequestOrigin };
+
+async function ask(directory: UpstreamDirectory, server: string, method: string, params: Item, options: AskOptions): Promise<Item> {
+  const answer = await directory.request(server, method, params, options);
   if (answer.ok) return answer.result;
   throw new ProtocolError(answer.error.code, `upstream server "${server}": ${answer.error.message}`);
 }

@@ -1,6 +1,6 @@
 /**
- * Tool results the gateway writes itself: unknown names, bad arguments, upstream failures, search
- * answers. Every one is an `isError` result the model can act on, or a plain success. Pure.
+ * Tool results the gateway writes itself: unknown names, bad arguments, upstream failures (tool_search's
+ * answer is `searchAnswer.ts`). Every one is an `isError` result the model can act on, or a plain success. Pure.
  * Source: DESIGN §5, §7; MCP spec, Server features › Tools › Error handling.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
@@ -59,23 +59,6 @@ function checkedResult(result: Record<string, unknown>, who: string): { result: 
   const parsed = CallToolResultSchema.safeParse(result);
   if (parsed.success) return { result: result as CallToolResult };
   return { result: errorResult(`${who} returned a malformed result: ${parsed.error.issues[0]?.message ?? 'invalid'}`), failure: 'malformed_result' };
-}
-
-/** tool_search's answer: `{ tools: [{ name, description, parameters }] }` as JSON text and structuredContent (DESIGN §5). */
-export function searchResult(entries: readonly CatalogEntry[], query: string): CallToolResult {
-  if (entries.length === 0) {
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `No tool matches "${query}". Rephrase with the action and the object (e.g. "read file", "create issue"), or use a name from the index in this tool's description.`,
-        },
-      ],
-      structuredContent: { tools: [] },
-    };
-  }
-  const tools = entries.map((e) => ({ name: e.qualifiedName, description: e.projected.description, parameters: e.projected.inputSchema }));
-  return { content: [{ type: 'text', text: JSON.stringify({ tools }) }], structuredContent: { tools } };
 }
 
 /**

@@ -9,12 +9,14 @@ import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
 import { fitResult } from './results.js';
+import { SHELF_INSTRUCTIONS } from './instructions.js';
 import { GatewayServer, handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
 import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
+import type { RequestOrigin } from '../upstream/types.js';
 
 /** Everything a session is given by the composition root. */
 export interface SessionOptions {
@@ -25,6 +27,8 @@ export interface SessionOptions {
   readonly admit: Admit;
   readonly trace: TraceSink;
   readonly logger: Logger;
+  /** The initialize `instructions` (default {@link SHELF_INSTRUCTIONS}; with upstream ones, see instructions.ts). */
+  readonly instructions?: string;
   readonly settings: DispatchSettings & {
     readonly callTool: 'auto' | 'always' | 'never';
     /** `discovery.mode` and `discovery.alwaysLoad` (issue #13). */
@@ -59,10 +63,6 @@ export class GatewaySession {
   private readonly capabilities: Record<string, unknown>;
   /** Client-visible resource URIs this client subscribed to. */
   private readonly subscriptions = new Set<string>();
-  /** Calls in flight per upstream server key, to route that upstream's sampling and elicitation here. */
-  private readonly inFlight = new Map<string, number>();
-  /** When this session last sent a call upstream (ms since epoch). */
-  lastForwardAt = 0;
 
   constructor(private readonly options: SessionOptions) {
     const { directory } = options.passthrough;
@@ -71,8 +71,7 @@ export class GatewaySession {
       { name: 'toolshelf', version: options.version },
       {
         capabilities: { tools: { listChanged: true }, ...this.capabilities },
-        instructions:
-          'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.',
+        instructions: options.instructions ?? SHELF_INSTRUCTIONS,
       },
     );
     handleRequest(this.server, ListToolsRequestSchema, (request) => {
@@ -82,6 +81,7 @@ export class GatewaySession {
     handleRequest(this.server, CallToolRequestSchema, (request, extra) => this.callTool(request, extra));
     registerPassthrough(this.server, this.capabilities, {
       ...options.passthrough,
+      originFor: (extra) => this.originFor(extra),
       subscriptions: this.subscriptions,
       ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
     });
@@ -187,11 +187,7 @@ export class GatewaySession {
       callToolEnabled: this.callToolEnabled(),
       deferredListed: this.mode() === 'client',
       isPromoted: (name) => this.promoted.includes(name),
-      onForward: (server) => {
-        this.inFlight.set(server, (this.inFlight.get(server) ?? 0) + 1);
-        this.lastForwardAt = Date.now();
-        return () => this.inFlight.set(server, (this.inFlight.get(server) ?? 1) - 1);
-      },
+      origin: this.originFor(extra),
     });
     // In client mode every deferred tool is listed already: the list never changes because of a call.
     if (this.mode() === 'own' && outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
@@ -205,23 +201,29 @@ export class GatewaySession {
     return fitResult(result, this.options.maxResultBytes, this.options.measure);
   }
 
-  /** True while a call from this client is waiting on upstream `server`. */
-  isWaitingOn(server: string): boolean {
-    return (this.inFlight.get(server) ?? 0) > 0;
+  /**
+   * The origin of upstream requests made for this client's request `extra`: the upstream's sampling
+   * and elicitation during it are put to this client on that request's own stream (over HTTP, the
+   * POST's SSE response, which every client reads; issue #8 point 2).
+   */
+  private originFor(extra: Extra): RequestOrigin {
+    return { session: this.options.id, ask: (method, params, signal) => this.ask(method, params, signal, extra) };
   }
 
   /** Whether this client declared the capability an upstream request needs (sampling, elicitation). */
-  canAnswer(method: string): boolean {
+  private canAnswer(method: string): boolean {
     const caps = this.server.getClientCapabilities();
     return (method === 'sampling/createMessage' && caps?.sampling !== undefined) || (method === 'elicitation/create' && caps?.elicitation !== undefined);
   }
 
   /**
-   * Sends an upstream's request (sampling/createMessage, elicitation/create) to this client and
-   * returns its result verbatim. Rejects with the client's error, or on `signal`.
+   * Sends an upstream's request (sampling/createMessage, elicitation/create) to this client as part
+   * of its request `extra`, and returns its result verbatim. Rejects with -32601 when this client
+   * did not declare the capability, with the client's error, or on `signal`.
    */
-  async relay(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
-    return (await this.server.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { signal, timeout: RELAY_TIMEOUT_MS })) as Record<string, unknown>;
+  private async ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, extra: Extra): Promise<Record<string, unknown>> {
+    if (!this.canAnswer(method)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`);
+    return (await extra.mcpReq.send({ method, ...(params ? { params } : {}) } as never, ResultSchema, { signal, timeout: RELAY_TIMEOUT_MS })) as Record<string, unknown>;
   }
 
   /** Closes the SDK Server (and with it the transport). */

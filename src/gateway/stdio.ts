@@ -2,15 +2,17 @@
  * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (DESIGN §11).
  * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), skips
  * lines that are not JSON without a word (SDK v2; so they are cut out before it and answered here with
- * -32700), reports JSON that is not JSON-RPC through onerror (answered here with -32600), and closes
- * for good on one line over its buffer (so such lines are cut out before it and answered with -32600).
- * Source: MCP spec, Transports › stdio; JSON-RPC 2.0 §5.1 (error codes).
+ * -32700), reports JSON that is not JSON-RPC through onerror without the line (so an invalid request
+ * whose id can be read is cut out before it and answered here with -32600 and that id; the rest is
+ * answered from onerror with id null), and closes for good on one line over its buffer (so such lines
+ * are cut out before it and answered with -32600). Source: MCP spec, Transports › stdio; JSON-RPC 2.0
+ * §5, §5.1; issue #8 item 7.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
@@ -38,10 +40,20 @@ export function serveStdio(session: GatewaySession, onEnd: () => void, modern: (
   process.stdin.once('close', end);
   const lines = new LineFilter(MAX_LINE_BYTES, {
     oversized: () => void answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
-    notJson: () => void answer(ProtocolErrorCode.ParseError, 'Parse error: line is not JSON'),
+    admit: (line) => {
+      const value = parseOrUndefined(line);
+      if (value === undefined) {
+        void answer(ProtocolErrorCode.ParseError, 'Parse error: line is not JSON');
+        return false;
+      }
+      // The SDK transport would report an invalid request without the line, so only id null could be sent.
+      const answered = invalidRequestAnswer(value);
+      if (answered) void transport.send(answered);
+      return answered === undefined;
+    },
   });
   const transport = new StdioServerTransport(lines, process.stdout);
-  const answer = (code: number, message: string): Promise<void> => transport.send(errorReply(code, message));
+  const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
   // The entry takes the transport's onclose and onerror: stdin's end (above) tells of the client going.
   const onerror = (error: Error): void => {
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
@@ -50,25 +62,26 @@ export function serveStdio(session: GatewaySession, onEnd: () => void, modern: (
   serveEras(({ era }) => (era === 'modern' ? modern() : session.server), { transport, onerror });
 }
 
-/**
- * A JSON-RPC error response with id null, as JSON-RPC 2.0 §5 requires when the request's id cannot
- * be read. The SDK types the id as optional rather than nullable, hence the cast.
- */
-function errorReply(code: number, message: string): JSONRPCMessage {
-  return { jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage;
+/** The JSON value of a line, or undefined when it is not JSON. */
+function parseOrUndefined(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
-/** What {@link LineFilter} reports about a line it drops. */
-interface DroppedLine {
-  /** The line was longer than the limit. */
+/** What {@link LineFilter} does with a line. */
+interface LineRules {
+  /** Called once for a line longer than the limit (dropped). */
   oversized(): void;
-  /** The line is not JSON (JSON-RPC 2.0 §5.1: -32700). */
-  notJson(): void;
+  /** Whether a whole line within the limit goes on to the SDK transport; it answers any line it refuses. */
+  admit(line: Buffer): boolean;
 }
 
 /**
  * Passes stdin through line by line (bytes, `\n`-terminated), dropping any line longer than
- * `maxLineBytes` or not JSON, and reporting each dropped line once.
+ * `maxLineBytes` and any line `admit` refuses, reporting each oversized line once.
  */
 class LineFilter extends Transform {
   private parts: Buffer[] = [];
@@ -77,7 +90,7 @@ class LineFilter extends Transform {
 
   constructor(
     private readonly maxLineBytes: number,
-    private readonly dropped: DroppedLine,
+    private readonly rules: LineRules,
   ) {
     super();
   }
@@ -103,21 +116,10 @@ class LineFilter extends Transform {
 
   private endLine(): void {
     const line = this.oversized ? undefined : Buffer.concat(this.parts);
-    if (line === undefined) this.dropped.oversized();
-    else if (isJson(line)) this.push(line);
-    else this.dropped.notJson();
+    if (line === undefined) this.rules.oversized();
+    else if (this.rules.admit(line)) this.push(line);
     this.parts = [];
     this.size = 0;
     this.oversized = false;
-  }
-}
-
-/** Whether a line (newline and a trailing `\r` allowed) parses as JSON. */
-function isJson(line: Buffer): boolean {
-  try {
-    JSON.parse(line.toString('utf8'));
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Catalogue } from '../catalog/build.js';
 import type { CatalogEntry } from '../catalog/types.js';
-import type { CallOptions, CallOutcome } from '../upstream/types.js';
+import type { CallOptions, CallOutcome, RequestOrigin } from '../upstream/types.js';
 
 /** Calls one tool on one upstream by its upstream name. Never rejects. */
 export interface UpstreamCaller {
@@ -17,6 +17,10 @@ export interface SearchOutcome {
   readonly matched: readonly string[];
   readonly ranker: string;
   readonly topScore?: number;
+  /** Matches judged strong (a prefix of `matched`): answered with their schema and promoted (issue 12). */
+  readonly strong: readonly string[];
+  /** True when no match is strong: the answer says so (issue 12). */
+  readonly weak: boolean;
   readonly fallback?: string;
   readonly shadowMatched?: readonly string[];
 }
@@ -58,6 +62,6 @@ export interface UpstreamDirectory {
     server: string,
     method: string,
     params: Record<string, unknown> | undefined,
-    options?: { readonly signal?: AbortSignal },
+    options?: { readonly signal?: AbortSignal; readonly origin?: RequestOrigin },
   ): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; error: UpstreamFailure }>;
 }

@@ -26,6 +26,10 @@ export interface ToolSearchedEvent {
   readonly matched: readonly string[];
   readonly ranker: string;
   readonly topScore?: number;
+  /** True when no match was strong (issue 12): the answer told the model to rephrase. */
+  readonly weak: boolean;
+  /** The matches judged strong, shown with their schema and promoted (issue 12). */
+  readonly strong: readonly string[];
   readonly fallback?: string;
   readonly shadowMatched?: readonly string[];
   readonly latencyMs: number;

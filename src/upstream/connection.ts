@@ -4,8 +4,9 @@
  * failed start, reconnection when a remote session expires, the rate limit on its other
  * notifications, and close. Leaves the per-call machinery (timeout, total cap, cancellation,
  * progress, outcomes) to calls.ts, the listing and throttled re-list on
- * `notifications/tools/list_changed` to relist.ts, and the client's construction with the
- * sampling/elicitation relay to relay.ts. Knows no qualified names or exposure. An upstream failure
+ * `notifications/tools/list_changed` to relist.ts, the client's construction with the
+ * sampling/elicitation relay to relay.ts, and which client's call such a request belongs to to
+ * callRouting.ts (the connection tracks its calls there and connects outside any call). Knows no qualified names or exposure. An upstream failure
  * never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so tests
  * drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report (H2,
  * M5–M7, C5).
@@ -13,18 +14,20 @@
 import { ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
-import type { ServerConfig } from '../config/types.js';
+import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { describeFailure } from './failure.js';
 import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
+import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
-import { SpawnError } from './process.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
-import type { CallOptions, CallOutcome, UpstreamStatus } from './types.js';
+import type { CallOptions, CallOutcome, RequestOrigin, UpstreamStatus } from './types.js';
+import type { GroupRegistry } from './watchdog.js';
 
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -57,8 +60,10 @@ export interface ConnectionOptions {
   readonly backoff?: BackoffOptions;
   /** Jitter source in [0, 1) (default Math.random). */
   readonly random?: () => number;
-  /** How to reach the server (default: {@link transportsFor} `baseDir`). */
+  /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
   readonly transports?: TransportFactory;
+  /** Told of every stdio process group, so the groups end even if the gateway is killed (set by the pool). */
+  readonly groups?: GroupRegistry;
 }
 
 /** One upstream server: its tools as last listed, its status, and calls that never reject. One per server entry, held by the pool. */
@@ -68,6 +73,10 @@ export class UpstreamConnection {
   status: UpstreamStatus = 'starting';
   /** Why the upstream is down or failed, for messages and summaries. */
   lastError = '';
+  /** The `instructions` of the upstream's last initialize result, if any. Kept while it is down. */
+  instructions: string | undefined;
+  /** The cause last logged as a warning or error; the same cause again is logged at debug. */
+  private lastWarned: string | undefined;
   private client: Client | undefined;
   private transport: Transport | undefined;
   /** Transports being ended in the background, awaited by close(). */
@@ -82,6 +91,8 @@ export class UpstreamConnection {
   /** Ends the start in progress at once (for close()). */
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
+  /** Requests waiting on this upstream for a client, to route its sampling and elicitation (issue #8 point 2). */
+  private readonly calls: CallRouter;
   private readonly notifications: NotificationGate | undefined;
   private readonly relister: Relister;
 
@@ -90,6 +101,8 @@ export class UpstreamConnection {
     private readonly server: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
+    // Only a remote server's Streamable HTTP streams can name the call a request belongs to.
+    this.calls = new CallRouter(isRemote(server) && server.transport !== 'sse');
     const forward = options.onNotification;
     if (forward) this.notifications = new NotificationGate(key, (notification) => forward(key, notification));
     this.relister = new Relister({
@@ -116,9 +129,15 @@ export class UpstreamConnection {
    * (never up) or `down` (was up) and a restart is scheduled. A process that did not start in time
    * is ended in the background, so this never waits past the start timeout for it; close() ends it
    * at once. Tools that differ from before (the first listing too) are announced with
-   * `onToolsChanged`. A configuration problem ({@link SpawnError}) is logged once while it repeats.
+   * `onToolsChanged`. A failure with the cause last reported is logged at debug, so one that keeps
+   * failing the same way (a missing command, a refused port) is reported once (issue #8 point 9).
+   * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return outsideCalls(() => this.startNow());
+  }
+
+  private async startNow(): Promise<void> {
     if (this.isClosed()) return;
     this.status = 'starting';
     const timeoutMs = this.startTimeoutMs();
@@ -135,15 +154,17 @@ export class UpstreamConnection {
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
+      this.stderrTail.markUp();
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
+      // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
+      this.relister.resume();
     } catch (error) {
       if (this.isClosed()) return;
-      const previous = this.lastError;
-      this.lastError = describe(error, this.stderrTail);
+      this.lastError = describeFailure(error, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 ? 'down' : 'failed';
-      const repeated = error instanceof SpawnError && this.lastError === previous;
-      const note = error instanceof SpawnError && !repeated ? ' (retried with backoff; logged again only if the cause changes)' : '';
-      this.options.logger[repeated ? 'debug' : this.attempt === 0 ? 'error' : 'warn'](`upstream "${this.key}" failed to start: ${this.lastError}${note}`);
+      const repeated = this.lastError === this.lastWarned;
+      const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
+      this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
       this.endClient();
       this.scheduleRestart(repeated);
     } finally {
@@ -159,23 +180,25 @@ export class UpstreamConnection {
   }
 
   private async connect(generation: number, deadline: number): Promise<void> {
-    const make = this.options.transports ?? transportsFor(this.options.baseDir);
+    const make = this.options.transports ?? transportsFor(this.options.baseDir, this.options.groups);
     let lastError: unknown = new Error('no transport for this server');
     this.stderrTail.clear();
     for (const candidate of make(this.server, (line) => this.onStderr(line))) {
       if (!this.isCurrent(generation)) break;
-      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest);
+      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest());
       this.client = client;
       this.transport = candidate();
       try {
         await client.connect(this.transport, { timeout: remaining(deadline) });
         client.onclose = () => this.onClosed(client);
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
-        client.setNotificationHandler('notifications/tools/list_changed', () => this.relister.schedule());
+        // A list_changed on a call's stream must not run the re-list as part of that call.
+        client.setNotificationHandler('notifications/tools/list_changed', () => outsideCalls(() => this.relister.schedule()));
         client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;
+        this.instructions = client.getInstructions();
         return;
       } catch (error) {
         lastError = error;
@@ -184,6 +207,22 @@ export class UpstreamConnection {
       }
     }
     throw lastError;
+  }
+
+  /**
+   * Logs `message` at `level` unless `cause` is the one last reported, which goes to debug: a crash
+   * loop or a server that keeps failing the same way says so once, not on every retry (issue #8 point 9).
+   */
+  private report(level: 'error' | 'warn', message: string, cause: string): void {
+    this.options.logger[cause === this.lastWarned ? 'debug' : level](message);
+    this.lastWarned = cause;
+  }
+
+  /** Who the upstream request being handled belongs to (callRouting.ts); a refusal is logged. */
+  private ownerOfRequest(): Owner {
+    const owner = this.calls.owner();
+    if (!owner.ok) this.options.logger.info(`upstream "${this.key}": refused a request for the client: ${owner.reason}`);
+    return owner;
   }
 
   private onStderr(line: string): void {
@@ -197,9 +236,12 @@ export class UpstreamConnection {
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
     this.lastError = `the server ${endedBy}${quote ? `: ${quote}` : ''}`;
-    this.options.logger.warn(`upstream "${this.key}" disconnected; ${this.lastError}`);
+    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) {
+      this.attempt = 0;
+      this.lastWarned = undefined;
+    }
+    this.report('warn', `upstream "${this.key}" disconnected; ${this.lastError}`, this.lastError);
     this.endClient();
-    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) this.attempt = 0;
     this.scheduleRestart(false);
   }
 
@@ -230,12 +272,14 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const outcome = await this.withRenewal((client) =>
-      sendToolCall(client, name, args, options, {
-        server: this.server,
-        isCurrent: (sent) => sent === this.client,
-        retryInMs: () => this.retryInMs(),
-      }),
+    const outcome = await this.calls.track(options.origin, () =>
+      this.withRenewal((client) =>
+        sendToolCall(client, name, args, options, {
+          server: this.server,
+          isCurrent: (sent) => sent === this.client,
+          retryInMs: () => this.retryInMs(),
+        }),
+      ),
     );
     if (outcome === undefined) return this.unavailable();
     if (outcome === SESSION_EXPIRED) return { kind: 'unavailable', reason: EXPIRED_AGAIN };
@@ -247,8 +291,8 @@ export class UpstreamConnection {
    * the result is kept verbatim. Never rejects: failures come back with a JSON-RPC code. An expired
    * remote session is renewed and the request sent once more, as for calls.
    */
-  async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal } = {}): Promise<RequestOutcome> {
-    const outcome = await this.withRenewal((client) => sendRequest(client, method, params, options, this.server));
+  async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
+    const outcome = await this.calls.track(options.origin, () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server)));
     if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     return outcome;
@@ -327,11 +371,4 @@ export class UpstreamConnection {
 
 function remaining(deadline: number): number {
   return Math.max(1, deadline - Date.now());
-}
-
-/** A failure in words: the error, and the stderr line from `stderrTail` most worth quoting, if any. */
-function describe(error: unknown, stderrTail: StderrTail): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const quote = stderrTail.quote();
-  return quote ? `${message} (stderr: ${quote})` : message;
 }

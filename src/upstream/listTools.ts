@@ -45,7 +45,8 @@ export const NAMED_DROPS = 10;
 
 /**
  * Parses one page's `tools` value. A tool is kept when it is an object with a non-empty string
- * `name` and an object `inputSchema`; a non-string `description` is removed. Duplicate names keep
+ * `name` and an object `inputSchema` (`true`, the schema accepting anything, is read as `{}`); a
+ * non-string `description` is removed. Duplicate names keep
  * the first.
  */
 export function parseToolsPage(value: unknown, seen: Set<string> = new Set()): ParsedTools {
@@ -60,7 +61,8 @@ export function parseToolsPage(value: unknown, seen: Set<string> = new Set()): P
     const record = item as Record<string, unknown>;
     const name = typeof record.name === 'string' && record.name.length > 0 ? record.name : undefined;
     const label = name ?? `#${index}`;
-    const schema = record.inputSchema;
+    // `true` is the schema that accepts anything, `{}` spelled as a boolean (JSON Schema 2020-12 §4.3.2).
+    const schema = record.inputSchema === true ? {} : record.inputSchema;
     if (!name) skipped.push({ name: label, reason: 'missing or empty "name"' });
     else if (seen.has(name)) skipped.push({ name: label, reason: 'duplicate name' });
     else if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
@@ -68,6 +70,7 @@ export function parseToolsPage(value: unknown, seen: Set<string> = new Set()): P
     else {
       seen.add(name);
       const { description, ...rest } = record;
+      rest.inputSchema = schema;
       tools.push((typeof description === 'string' ? { ...rest, description } : rest) as UpstreamTool);
     }
   });

@@ -7,6 +7,7 @@
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import { UpstreamConnection, type ConnectionOptions } from './connection.js';
+import { GroupWatchdog } from './watchdog.js';
 
 /** Environment variable that sets the start timeout in ms when the caller passes none. */
 export const START_TIMEOUT_ENV = 'TOOLSHELF_START_TIMEOUT_MS';
@@ -29,14 +30,20 @@ export interface UpstreamSummary {
 /** Every configured upstream by server key; satisfies the gateway's `UpstreamCaller`. */
 export class UpstreamPool {
   private readonly connections = new Map<string, UpstreamConnection>();
+  /** Ends the stdio upstreams' process groups if this process dies without closing the pool (issue #8 point 6). */
+  private readonly watchdog: GroupWatchdog | undefined;
 
+  /** `options.groups`, when given, replaces the pool's own {@link GroupWatchdog}. */
   constructor(servers: Readonly<Record<string, ServerConfig>>, options: ConnectionOptions) {
     const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(process.env);
-    const withTimeout = startTimeoutMs !== undefined ? { ...options, startTimeoutMs } : options;
+    if (!options.groups) this.watchdog = new GroupWatchdog((message) => options.logger.warn(message));
+    const groups = options.groups ?? this.watchdog;
+    const shared = { ...options, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}), ...(groups ? { groups } : {}) };
     for (const [key, server] of Object.entries(servers)) {
-      this.connections.set(key, new UpstreamConnection(key, server, withTimeout));
+      this.connections.set(key, new UpstreamConnection(key, server, shared));
     }
   }
+
 
   /**
    * Starts every upstream at once; resolves when each is ready or has failed, by the start timeout
@@ -50,6 +57,11 @@ export class UpstreamPool {
   /** Each server key with its last-listed tools (empty for one that never came up). */
   toolsByServer(): Map<string, readonly UpstreamTool[]> {
     return new Map([...this.connections].map(([key, c]) => [key, c.tools]));
+  }
+
+  /** Each server key with the `instructions` its last initialize gave, for those that gave any (issue #8 point 10). */
+  instructionsByServer(): Map<string, string> {
+    return new Map([...this.connections].flatMap(([key, c]) => (c.instructions ? [[key, c.instructions] as [string, string]] : [])));
   }
 
   /** Status of every upstream, in config order. */
@@ -79,7 +91,7 @@ export class UpstreamPool {
     server: string,
     method: string,
     params: Record<string, unknown> | undefined,
-    options?: { signal?: AbortSignal },
+    options?: Parameters<UpstreamConnection['request']>[2],
   ): ReturnType<UpstreamConnection['request']> {
     const connection = this.connections.get(server);
     if (!connection) return Promise.resolve({ ok: false, error: { code: -32602, message: `no upstream named "${server}"` } });
@@ -91,8 +103,9 @@ export class UpstreamPool {
     for (const c of this.connections.values()) c.killNow();
   }
 
-  /** Ends every upstream in parallel. */
+  /** Ends every upstream in parallel, then lets the watchdog exit. */
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.watchdog?.close();
   }
 }

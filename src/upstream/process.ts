@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { LineFramer } from './lineFramer.js';
 
 /** Variables passed to a child when `inheritEnv` is false: the SDK's safe list on POSIX. */
@@ -73,21 +73,61 @@ export function spawnFailure(error: unknown, command: string): SpawnError {
 }
 
 /**
- * The child's environment: `env` merged over the parent's (default), or over a minimal safe set
- * when `inheritEnv` is false. Values starting with `()` (shell functions) are never passed on.
+ * Variables npm and npx set for the scripts they run (`npm_config_*`, `npm_package_*`,
+ * `npm_lifecycle_*`, `npm_execpath`, `npm_node_execpath`, `npm_command`, `INIT_CWD`). Under `npx
+ * toolshelf` they describe toolshelf's own run: `npm_config_package` makes every `npx -y …`
+ * upstream look for its bin in toolshelf's package and fail with "not found". Source: issue #8 point 8b.
  */
-export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv): Record<string, string> {
+export function isNpmVariable(name: string): boolean {
+  return /^npm_/i.test(name) || name === 'INIT_CWD';
+}
+
+/**
+ * The `node_modules/.bin` folders of `dir` and of each of its ancestors, nearest first: where npm
+ * scripts find the bins of installed packages. A config inside an installed package (`npm install`,
+ * the npx cache) finds its servers' bins in an ancestor's folder. Pure. Source: issue #8 point 8a.
+ */
+export function binFolders(dir: string): string[] {
+  const folders: string[] = [];
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    folders.push(join(at, 'node_modules', '.bin'));
+    if (dirname(at) === at) return folders;
+  }
+}
+
+/**
+ * The child's environment: `env` merged over the parent's (default), or over a minimal safe set
+ * when `inheritEnv` is false. Values starting with `()` (shell functions) and npm's own variables
+ * ({@link isNpmVariable}) are never passed on unless `env` sets them. `binDirs` go before PATH, as
+ * npm scripts have them. Pure.
+ */
+export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv, binDirs: readonly string[] = []): Record<string, string> {
   const base: Record<string, string> = {};
   const keys = spec.inheritEnv === false ? SAFE_ENV : Object.keys(parent);
   for (const key of keys) {
     const value = parent[key];
-    if (value !== undefined && !value.startsWith('()')) base[key] = value;
+    if (value !== undefined && !value.startsWith('()') && !isNpmVariable(key)) base[key] = value;
   }
-  return { ...base, ...spec.env };
+  const merged = { ...base, ...spec.env };
+  const path = [...binDirs, ...(merged.PATH ? [merged.PATH] : [])].join(delimiter);
+  return path === '' ? merged : { ...merged, PATH: path };
+}
+
+/** The existing `node_modules/.bin` folders of `baseDir` and its ancestors ({@link binFolders}). */
+function existingBinFolders(baseDir: string): string[] {
+  return binFolders(baseDir).filter((folder) => {
+    try {
+      return statSync(folder).isDirectory();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
- * Spawns `spec` in its own process group with piped stdio. Each stderr line goes to `onStderrLine`
+ * Spawns `spec` in its own process group with piped stdio, with the `node_modules/.bin` folders of
+ * `baseDir` (the config file's folder) and its ancestors first on PATH, so the command may name an
+ * installed package's bin (`mcp-server-memory`) wherever the package is installed. Each stderr line goes to `onStderrLine`
  * as it arrives (so the pipe never fills), cut to {@link MAX_STDERR_LINE_BYTES}. Node reports most
  * spawn failures as the child's `error` event but throws some at once (e.g. ENOTDIR): callers map
  * both with {@link spawnFailure}.
@@ -95,7 +135,7 @@ export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv): Re
 export function spawnGroup(spec: SpawnSpec, baseDir: string, onStderrLine: (line: string) => void): ChildProcess {
   const child = spawn(spec.command, [...(spec.args ?? [])], {
     cwd: workingFolder(spec, baseDir),
-    env: childEnvironment(spec, process.env),
+    env: childEnvironment(spec, process.env, existingBinFolders(baseDir)),
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
     windowsHide: true,

@@ -2,9 +2,11 @@
  * class Relister: one upstream's tool listing as its connection runs it. Lists every page by a
  * deadline and logs what was dropped (once per distinct set of warnings), and throttles re-lists on
  * `notifications/tools/list_changed`: one re-list {@link LIST_CHANGED_DEBOUNCE_MS} after the first
- * of a burst, never two at once. The connection owns the tools and the client and lends them through
- * {@link RelistHooks}; paging and parsing are listTools.ts's. Timers use the global clock, so tests
- * drive them with fake timers. Source: DESIGN §9.
+ * of a burst, never two at once. No update is lost: a list_changed that arrives while any listing is
+ * in flight (the first one at start-up included) marks the list dirty, and one re-list follows once
+ * that listing completes, since its answer may predate the change (issue #8 point 4). The connection
+ * owns the tools and the client and lends them through {@link RelistHooks}; paging and parsing are
+ * listTools.ts's. Timers use the global clock, so tests drive them with fake timers. Source: DESIGN §9.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
@@ -36,8 +38,10 @@ export interface RelistHooks {
 /** One per connection: the listing with its warnings remembered, and the re-list throttle. */
 export class Relister {
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private again = false;
+  /** Listings sent and not yet answered (the start-up one and re-lists). */
+  private inFlight = 0;
+  /** A list_changed arrived that no listing sent since has covered. */
+  private dirty = false;
   /** The warnings of the last listing, joined: the same ones are not logged twice in a row. */
   private lastWarnings = '';
 
@@ -50,6 +54,18 @@ export class Relister {
    * Rejects as the request does (timeout, closed connection).
    */
   async list(client: Client, deadline: number): Promise<UpstreamTool[]> {
+    // This listing is sent after every list_changed seen so far, so its answer covers them.
+    this.dirty = false;
+    this.inFlight += 1;
+    try {
+      return await this.listNow(client, deadline);
+    } finally {
+      this.inFlight -= 1;
+      if (this.dirty && this.inFlight === 0) this.schedule();
+    }
+  }
+
+  private async listNow(client: Client, deadline: number): Promise<UpstreamTool[]> {
     let listing: Awaited<ReturnType<typeof listAllTools>>;
     try {
       listing = await listAllTools(
@@ -70,9 +86,13 @@ export class Relister {
     return listing.tools;
   }
 
-  /** Re-lists {@link LIST_CHANGED_DEBOUNCE_MS} from now unless one is already due; one still running runs again after. */
+  /**
+   * Marks the list dirty and re-lists {@link LIST_CHANGED_DEBOUNCE_MS} from now, unless one is
+   * already due or a listing is in flight (its end schedules the re-list).
+   */
   schedule(): void {
-    if (this.timer) return;
+    this.dirty = true;
+    if (this.timer || this.inFlight > 0) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.relistAndNotify();
@@ -80,31 +100,31 @@ export class Relister {
     this.timer.unref();
   }
 
+  /**
+   * Called by the connection once it is ready: a list_changed that came during the start-up listing
+   * and found no ready client then is re-listed now. Does nothing when the list is clean.
+   */
+  resume(): void {
+    if (this.dirty) this.schedule();
+  }
+
   /** Cancels a due re-list (the connection is closing). */
   close(): void {
     clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private async relistAndNotify(): Promise<void> {
+    // Not ready (starting, down): the list stays dirty; the next start lists anyway, and resume() covers the rest.
     const client = this.hooks.readyClient();
-    if (!client) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
+    if (!client || this.inFlight > 0) return;
     const before = fingerprint(this.hooks.tools());
     try {
       this.hooks.setTools(await this.list(client, Date.now() + this.hooks.listTimeoutMs()));
     } catch (error) {
       this.hooks.logger.warn(`upstream "${this.hooks.key}": re-list failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    this.running = false;
     if (changedSince(before, this.hooks.tools())) this.hooks.onToolsChanged();
-    if (this.again) {
-      this.again = false;
-      this.schedule();
-    }
   }
 }
 

@@ -12,7 +12,8 @@ import type { ChildProcess } from 'node:child_process';
 import { JSONRPCErrorResponseSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/core';
 import { ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { LineFramer, type OversizedLine } from './lineFramer.js';
-import { killGroup, killGroupNow, SpawnError, spawnFailure, spawnGroup, spawnProblem, type SpawnSpec } from './process.js';
+import { groupAlive, killGroup, killGroupNow, SpawnError, spawnFailure, spawnGroup, spawnProblem, type SpawnSpec } from './process.js';
+import type { GroupRegistry } from './watchdog.js';
 
 /** Longest accepted stdout message in bytes (64 MiB); a longer line is dropped whole. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -87,6 +88,8 @@ export class ChildStdioTransport implements Transport {
     private readonly spec: SpawnSpec,
     private readonly baseDir: string,
     private readonly onStderrLine: (line: string) => void,
+    /** Told of the child's process group while it lives, so it is ended even if the gateway is killed (issue #8 point 6). */
+    private readonly groups?: GroupRegistry,
   ) {}
 
   /** PID of the process-group leader, once started. */
@@ -116,7 +119,10 @@ export class ChildStdioTransport implements Transport {
       }
       this.child = child;
       const framer = new LineFramer(MAX_LINE_BYTES, (line) => this.handleLine(line), (line) => this.handleOversized(line));
-      child.once('spawn', () => resolveStart());
+      child.once('spawn', () => {
+        if (child.pid !== undefined) this.groups?.adopt(child.pid);
+        resolveStart();
+      });
       child.once('error', (error) => {
         rejectStart(spawnFailure(error, this.spec.command));
         this.finish();
@@ -192,8 +198,14 @@ export class ChildStdioTransport implements Transport {
 
   /** Ends the child's process group once, however many callers ask. */
   private endGroup(): Promise<void> {
-    this.groupEnded ??= this.child ? killGroup(this.child) : Promise.resolve();
+    const child = this.child;
+    this.groupEnded ??= child ? killGroup(child).then(() => this.releaseGroup(child.pid)) : Promise.resolve();
     return this.groupEnded;
+  }
+
+  /** The group is gone: the watchdog forgets it (a group SIGKILL could not end stays listed). */
+  private releaseGroup(pid: number | undefined): void {
+    if (pid !== undefined && !groupAlive(pid)) this.groups?.release(pid);
   }
 
   /**

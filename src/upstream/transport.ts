@@ -6,13 +6,17 @@ import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontext
 import type { Transport } from '@modelcontextprotocol/client';
 import { isRemote, type RemoteServerConfig, type ServerConfig } from '../config/types.js';
 import { ChildStdioTransport } from './stdioTransport.js';
+import type { GroupRegistry } from './watchdog.js';
 
 /** Makes the transports to try, in order, for one connection attempt to `server`; stderr lines of a child go to `onStderrLine`. */
 export type TransportFactory = (server: ServerConfig, onStderrLine: (line: string) => void) => (() => Transport)[];
 
-/** The default {@link TransportFactory}: a stdio child (cwd relative to `baseDir`), or {@link remoteTransports}. */
-export function transportsFor(baseDir: string): TransportFactory {
-  return (server, onStderrLine) => (isRemote(server) ? remoteTransports(server) : [() => new ChildStdioTransport(server, baseDir, onStderrLine)]);
+/**
+ * The default {@link TransportFactory}: a stdio child (cwd relative to `baseDir`, its process group
+ * registered with `groups`), or {@link remoteTransports}.
+ */
+export function transportsFor(baseDir: string, groups?: GroupRegistry): TransportFactory {
+  return (server, onStderrLine) => (isRemote(server) ? remoteTransports(server) : [() => new ChildStdioTransport(server, baseDir, onStderrLine, groups)]);
 }
 
 /** Remote transports to try in order: Streamable HTTP then SSE for `auto` (MCP spec, Transports › Backwards compatibility). */

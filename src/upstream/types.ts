@@ -12,6 +12,18 @@ export interface ProgressUpdate {
   message?: string;
 }
 
+/**
+ * The client request an upstream request was made for: its session and how to put a request
+ * (sampling/createMessage, elicitation/create) to that client on that request's own stream.
+ * Opaque to upstream/, made by the gateway session (issue #8 point 2).
+ */
+export interface RequestOrigin {
+  /** The downstream session's id: two origins with one session are one client. */
+  readonly session: string;
+  /** Sends `method` to that client; resolves to its result verbatim, rejects with its error or on `signal`. */
+  ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+}
+
 /** Per-call options. Times in ms. */
 export interface CallOptions {
   /** Idle timeout, reset by progress (default: the server's `timeoutMs`, else 60,000). */
@@ -23,6 +35,8 @@ export interface CallOptions {
   readonly onProgress?: (update: ProgressUpdate) => void;
   /** `_meta` to forward (without the client's progressToken: the SDK sets its own). */
   readonly meta?: Record<string, unknown>;
+  /** The client call this one is made for: the upstream's sampling and elicitation during it go there. */
+  readonly origin?: RequestOrigin;
 }
 
 /** How an upstream call ended. Never thrown: every failure is a value (STYLE §3). */

@@ -36,7 +36,7 @@ describe('qualified names (DESIGN §4)', () => {
 
   it('reports a collision involving a prefix: false server, naming both servers', () => {
     const { collisions } = assignNames([{ server: 'one', tool: 'search', prefix: false }, { server: 'two', tool: 'search', prefix: false }], options);
-    expect(collisions).toEqual([{ name: 'search', servers: ['one', 'two'], tools: ['search', 'search'] }]);
+    expect(collisions).toEqual([{ name: 'search', servers: ['one', 'two'], tools: ['search', 'search'], given: expect.stringMatching(/^search_[0-9a-f]{6}$/) }]);
   });
 
   it('never gives an upstream tool a bridge tool name', () => {
@@ -61,5 +61,57 @@ describe('server prefixes decided from the config alone (breaker H1)', () => {
     expect(new Set(prefixes.values()).size).toBe(3);
     expect(serverPrefixes(['my_srv', 'my srv', 'my.srv'], '__')).toEqual(prefixes);
     expect(prefixes.get('my srv')).toBe('my_srv');
+  });
+});
+
+describe('a name keeps its meaning across re-lists (issue #8 item 5)', () => {
+  const getItem = { server: 'shop', tool: 'get_item', prefix: true };
+  const getDotItem = { server: 'shop', tool: 'get.item', prefix: true };
+  const zuluDeploy = { server: 'zulu', tool: 'deploy', prefix: false };
+  const alphaDeploy = { server: 'alpha', tool: 'deploy', prefix: false };
+
+  it('a re-list adding get.item beside get_item leaves shop__get_item on get_item; the newcomer is suffixed', () => {
+    const first = assignNames([getItem], options);
+    expect(first.names).toEqual(['shop__get_item']);
+    // Without the names given before, sorted order would hand the name to get.item ("." < "_").
+    expect(assignNames([getItem, getDotItem], options).names).toEqual([expect.stringMatching(/^shop__get_item_[0-9a-f]{6}$/), 'shop__get_item']);
+    const second = assignNames([getItem, getDotItem], options, first.given);
+    expect(second.names[0]).toBe('shop__get_item');
+    expect(second.names[1]).toMatch(/^shop__get_item_[0-9a-f]{6}$/);
+    expect(second.given.get('shop__get_item')).toEqual(getItem);
+    expect(second.collisions).toEqual([]);
+  });
+
+  it('a second prefix: false server adding deploy later leaves deploy on the first; the newcomer is suffixed and reported', () => {
+    const first = assignNames([zuluDeploy], options);
+    expect(first.names).toEqual(['deploy']);
+    expect(assignNames([zuluDeploy, alphaDeploy], options).names).toEqual([expect.stringMatching(/^deploy_/), 'deploy']);
+    const second = assignNames([zuluDeploy, alphaDeploy], options, first.given);
+    expect(second.names[0]).toBe('deploy');
+    expect(second.names[1]).toMatch(/^deploy_[0-9a-f]{6}$/);
+    expect(second.collisions).toEqual([{ name: 'deploy', servers: ['zulu', 'alpha'], tools: ['deploy', 'deploy'], given: second.names[1] }]);
+    // The next re-list reports nothing new: both keep what they were given.
+    const third = assignNames([alphaDeploy, zuluDeploy], options, second.given);
+    expect(third.names).toEqual([second.names[1], 'deploy']);
+    expect(third.collisions).toEqual([]);
+  });
+
+  it('a collision among prefix: false servers at start (nothing given yet) is still reported (DESIGN §4)', () => {
+    expect(assignNames([zuluDeploy, alphaDeploy], options).collisions).toHaveLength(1);
+  });
+
+  it('a name whose tool left the list is not given to another, and its tool gets it back when it returns', () => {
+    const first = assignNames([getItem], options);
+    const gone = assignNames([getDotItem], options, first.given);
+    expect(gone.names[0]).toMatch(/^shop__get_item_[0-9a-f]{6}$/);
+    const back = assignNames([getItem, getDotItem], options, gone.given);
+    expect(back.names).toEqual(['shop__get_item', gone.names[0]]);
+  });
+
+  it('the names given before are not changed by a later call (an immutable input)', () => {
+    const first = assignNames([getItem], options);
+    const snapshot = new Map(first.given);
+    assignNames([getItem, getDotItem, zuluDeploy], options, first.given);
+    expect(first.given).toEqual(snapshot);
   });
 });

@@ -64,9 +64,12 @@ describe('toolshelf search', () => {
     const run = await runCli(['read the text contents of a file', '--limit', '3', '--config', config]);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toBe('3 matches for "read the text contents of a file" (BM25)');
-    expect(run.stdout).toContain('. files__read_text_file(path: string)\n   Read the complete contents of a file');
+    expect(lines[0]).toBe('3 matches for "read the text contents of a file" (BM25; 2 strong)');
+    // The strong match with its description, the others with their one-line summary (issue 12).
+    expect(run.stdout).toContain('1. files__read_text_file(path: string)\n   Read the complete contents of a file');
     expect(lines.filter((line) => /^\d\. /.test(line))).toHaveLength(3);
+    expect(lines.filter((line) => line.startsWith('   (summary only) '))).toHaveLength(1);
+    expect(lines.at(-2)).toMatch(/^Tools with a summary are callable too; search an exact name for its parameters\.$/);
     expect(run.stderr).toBe('');
     expect(run.seen.size).toBeGreaterThanOrEqual(2);
     await expectNothingLeft(run);
@@ -85,11 +88,11 @@ describe('toolshelf search', () => {
     await expectNothingLeft(moves);
   });
 
-  it('prints the no-match note and exits 0 when nothing matches; --json prints {"tools":[]} (§5)', async () => {
+  it('prints the no-match note and exits 0 when nothing matches; --json prints {"tools":[], "note"} (§5, issue 12)', async () => {
     const [run, json] = await Promise.all([runCli(['zqxjv', '--config', config]), runCli(['zqxjv', '--config', config, '--json'])]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('0 matches (BM25)\nNo tool matches "zqxjv". Rephrase with the action and the object (e.g. "read file", "create issue"), or use a name from the index in this tool\'s description.\n');
-    expect(json.stdout).toBe('{"tools":[]}\n');
+    expect(JSON.parse(json.stdout)).toEqual({ tools: [], note: run.stdout.split('\n')[1] });
     await expectNothingLeft(run);
     await expectNothingLeft(json);
   });

@@ -200,3 +200,22 @@ describe('limits that must agree (breaker low)', () => {
     ]);
   });
 });
+
+describe('a disabled server (issue #8 point 9)', () => {
+  // The exact input: a remote entry switched off while its token is not set.
+  const text = '{"mcpServers":{"remote":{"url":"https://${REMOTE_HOST}/mcp","headers":{"Authorization":"Bearer ${REMOTE_TOKEN}"},"disabled":true},"local":{"command":"node","env":{"K":"${LOCAL_KEY}"}}}}';
+
+  it('does not require its ${VAR}s', () => {
+    const result = parseConfig(text, { LOCAL_KEY: 'k' }, '/');
+    expect(result.ok).toBe(true);
+    expect(result.ok && Object.keys(result.value.mcpServers)).toEqual(['local']);
+  });
+
+  it('an enabled server still names each missing variable', () => {
+    expect(problemsOf(text, {})).toEqual([{ path: '/mcpServers/local/env/K', message: 'environment variable ${LOCAL_KEY} is not set' }]);
+    expect(problemsOf(text.replace('"disabled":true', '"disabled":false'), { LOCAL_KEY: 'k' })).toEqual([
+      { path: '/mcpServers/remote/headers/Authorization', message: 'environment variable ${REMOTE_TOKEN} is not set' },
+      { path: '/mcpServers/remote/url', message: 'environment variable ${REMOTE_HOST} is not set' },
+    ]);
+  });
+});

@@ -34,3 +34,16 @@ export function sharedCatalogue(file: string, prefix: string): CatalogEntry[] {
 
 export const SHARED_ABSENT = sharedData('README.md') === undefined;
 export const SKIP_MESSAGE = 'needs ../shared/data (the shared evaluation data) beside the project; it is absent here';
+
+/**
+ * The bundled config's npm servers as deferred entries named `<server>__<tool>`, from their captured
+ * tools/list (test/fixtures/catalogs/bundled.json, `node scripts/captureBundledTools.mjs`). Every
+ * field the upstream declared is kept (`title`, `annotations`, `_meta`). `servers` filters by key.
+ */
+export function bundledCatalogue(servers?: readonly string[]): CatalogEntry[] {
+  const path = fileURLToPath(new URL('../fixtures/catalogs/bundled.json', import.meta.url));
+  const byServer = JSON.parse(readFileSync(path, 'utf8')) as Record<string, { name: string; description?: string; inputSchema: JsonObject }[]>;
+  return Object.entries(byServer)
+    .filter(([server]) => servers === undefined || servers.includes(server))
+    .flatMap(([server, tools]) => tools.map((tool) => ({ ...toCatalogEntry({ ...tool, name: `${server}__${tool.name}` }), tool: { ...tool } })));
+}

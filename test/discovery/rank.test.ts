@@ -28,7 +28,7 @@ describe('rank modes (DESIGN §8)', () => {
 
   it('ranker mode serves the host ranking; names may come as strings or {name, score}', async () => {
     const result = await rankTools(context('ranker', () => [{ name: 'web__fetch', score: 0.9 }, 'files__read_file']), 'x', 5);
-    expect(result).toEqual({ matched: ['web__fetch', 'files__read_file'], ranker: 'host', topScore: 0.9 });
+    expect(result).toEqual({ matched: ['web__fetch', 'files__read_file'], ranker: 'host', topScore: 0.9, strong: ['web__fetch'], weak: false });
   });
 
   it('an exact name still comes first when the host ranker serves (§5)', async () => {
@@ -38,7 +38,7 @@ describe('rank modes (DESIGN §8)', () => {
 
   it('compare mode serves the host ranking and records BM25 as shadowMatched', async () => {
     const result = await rankTools(context('compare', async () => ['web__fetch']), 'read file', 1);
-    expect(result).toEqual({ matched: ['web__fetch'], ranker: 'host', shadowMatched: ['files__read_file'] });
+    expect(result).toEqual({ matched: ['web__fetch'], ranker: 'host', strong: ['web__fetch'], weak: false, shadowMatched: ['files__read_file'] });
   });
 });
 
@@ -60,7 +60,7 @@ describe('host ranker failures fall back to BM25 with the reason (issue 4)', () 
 
   it('invented names are dropped while known ones are served', async () => {
     const result = await rankTools(context('ranker', () => ['made__up', 'web__fetch', 'web__fetch']), 'page', 5);
-    expect(result).toEqual({ matched: ['web__fetch'], ranker: 'host' });
+    expect(result).toEqual({ matched: ['web__fetch'], ranker: 'host', strong: ['web__fetch'], weak: false });
   });
 
   it('a ranker that failed to load falls back with the load error', async () => {
@@ -69,8 +69,8 @@ describe('host ranker failures fall back to BM25 with the reason (issue 4)', () 
   });
 
   it('a broken index never makes the search reject', async () => {
-    const broken = { ...context('bm25'), index: { size: 0, search: () => { throw new Error('bad'); }, exactMatches: () => [] } };
-    await expect(rankTools(broken, 'x', 5)).resolves.toEqual({ matched: [], ranker: 'bm25', fallback: 'search failed: bad' });
+    const broken = { ...context('bm25'), index: { size: 0, rank: () => { throw new Error('bad'); }, search: () => { throw new Error('bad'); }, exactMatches: () => [] } };
+    await expect(rankTools(broken, 'x', 5)).resolves.toEqual({ matched: [], ranker: 'bm25', strong: [], weak: true, fallback: 'search failed: bad' });
   });
 });
 
@@ -82,7 +82,7 @@ describe('loading a host ranker module', () => {
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
     const result = await rankTools({ index, catalogue, mode: 'ranker', timeoutMs: 100, host: loaded }, 'file', 5);
-    expect(result).toEqual({ matched: ['files__write_file', 'files__read_file'], ranker: 'host' });
+    expect(result).toEqual({ matched: ['files__write_file', 'files__read_file'], ranker: 'host', strong: ['files__write_file'], weak: false });
   });
 
   it('reports a module without rank, and a missing module, as errors', async () => {

@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { alive, cliPath, descendants, fixture, serverEntry, startStdio, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { alive, cliPath, descendants, fixture, serverEntry, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 describe('an upstream with malformed tools and one that dies at start', () => {
   let gw: Connected;
@@ -48,7 +50,10 @@ describe('an upstream with malformed tools and one that dies at start', () => {
 
 describe('per-server startTimeoutMs', () => {
   it('gives up on a server that never answers initialize after its own start timeout, while the others serve', async () => {
-    const started = Date.now();
+    // The default start timeout and the start-up wait are far beyond the test timeout: only the
+    // server's own 700 ms lets tools/list answer at all (no wall-clock bound, issue #8 point 11).
+    process.env.TOOLSHELF_START_TIMEOUT_MS = '600000';
+    process.env.TOOLSHELF_STARTUP_WAIT_MS = '600000';
     const gw = await startStdio(
       writeConfig({
         mcpServers: {
@@ -56,10 +61,12 @@ describe('per-server startTimeoutMs', () => {
           memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-memory.jsonl' } },
         },
       }),
-    );
+    ).finally(() => {
+      delete process.env.TOOLSHELF_START_TIMEOUT_MS;
+      delete process.env.TOOLSHELF_STARTUP_WAIT_MS;
+    });
     try {
       const { tools } = await gw.client.listTools();
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(tools.find((t) => t.name === 'tool_search')?.description).toContain('memory__read_graph');
       expect(gw.stderr.join('\n')).toMatch(/upstream "mute" failed to start/);
     } finally {
@@ -102,11 +109,11 @@ describe('a result too large for a stdio client', () => {
 describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN ยง11)', () => {
   it('serves the others after the start-up wait; the late upstream joins with list_changed', async () => {
     process.env.TOOLSHELF_STARTUP_WAIT_MS = '800';
-    const started = Date.now();
+    const gate = join(tempDir(), 'initialize-now');
     const gw = await startStdio(
       writeConfig({
         mcpServers: {
-          slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_DELAY_MS: '3000' } },
+          slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_GATE_FILE: gate } },
           memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-memory.jsonl' } },
         },
       }),
@@ -115,13 +122,21 @@ describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN ย
     try {
       let changed = 0;
       gw.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
-      const first = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
-      expect(Date.now() - started).toBeLessThan(2900);
-      expect(first).toContain('memory__read_graph');
+      // Served while the slow upstream has not answered initialize (it waits for the gate file): its
+      // tool is not in the first list. Memory is in it, or joins like slow does when load delays it.
+      const search = async (): Promise<string> => (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
+      const first = await search();
       expect(first).not.toContain('slow__late_tool');
-      expect(await waitFor(() => changed > 0, 8000)).toBe(true);
-      const later = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
+      const changesBefore = changed;
+      writeFileSync(gate, '');
+      expect(await waitFor(() => changed > changesBefore, 20_000)).toBe(true);
+      let later = await search();
+      for (let i = 0; i < 100 && !(later.includes('slow__late_tool') && later.includes('memory__read_graph')); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        later = await search();
+      }
       expect(later).toContain('slow__late_tool');
+      expect(later).toContain('memory__read_graph');
       expect(textOf(await gw.client.callTool({ name: 'slow__late_tool', arguments: {} }))).toBe('late ok');
     } finally {
       await gw.close();
@@ -130,16 +145,16 @@ describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN ย
 
   it('SIGTERM during start-up ends the gateway and every upstream at once', async () => {
     const path = writeConfig({ mcpServers: { mute: { command: 'node', args: [fixture('neverInit.mjs')] }, memory: { command: 'node', args: [serverEntry('memory')] } } });
-    const child = spawn(process.execPath, [cliPath, '--config', path], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // With a start-up wait beyond the test timeout, exiting at all shows SIGTERM cut the start short
+    // (no wall-clock bound, issue #8 point 11).
+    const child = spawn(process.execPath, [cliPath, '--config', path], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLSHELF_STARTUP_WAIT_MS: '600000' } });
     child.stdout.resume();
     child.stderr.resume();
-    expect(await waitFor(() => descendants(child.pid as number).length >= 2, 10_000)).toBe(true);
+    expect(await waitFor(() => descendants(child.pid as number).length >= 2, 40_000)).toBe(true);
     const tree = descendants(child.pid as number);
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const signalled = Date.now();
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(Date.now() - signalled).toBeLessThan(5000);
     expect(await waitFor(() => tree.every((p) => !alive(p)), 5000)).toBe(true);
   });
 });

@@ -56,9 +56,8 @@ describe('forwarding', () => {
   });
 
   it('turns an upstream timeout into isError naming the server, and the gateway keeps serving', async () => {
-    const started = Date.now();
+    // The isError names the 500 ms timeout: a tool answering after 5 s would have succeeded (no wall-clock bound, issue #8 point 11).
     const result = await gw.client.callTool({ name: 'counter__slow', arguments: { ms: 5000 } });
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/upstream server "counter" \(tool "slow"\) did not answer within 500 ms/);
     const echo = await gw.client.callTool({ name: 'everything__echo', arguments: { message: 'still here' } });

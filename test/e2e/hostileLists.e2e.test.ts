@@ -18,22 +18,21 @@ async function counterAnswers(gw: Connected): Promise<void> {
 
 describe('an upstream that never answers initialize', () => {
   let gw: Connected;
-  let startMs: number;
   beforeAll(async () => {
     const path = writeConfig({
       mcpServers: {
         never: { command: 'node', args: [fixture('neverInit.mjs')] },
-        counter: { command: 'node', args: [fixture('counter.mjs')], exposure: 'direct' },
+        // Its own generous start timeout: a loaded machine may take more than 2 s to start it (issue #8 point 11).
+        counter: { command: 'node', args: [fixture('counter.mjs')], exposure: 'direct', startTimeoutMs: 60_000 },
       },
     });
-    const started = Date.now();
-    gw = await startWithStartTimeout(path, START_TIMEOUT_MS);
-    startMs = Date.now() - started;
+    // debug: a retry with the same cause is logged at debug only (issue #8 point 9).
+    gw = await startWithStartTimeout(path, START_TIMEOUT_MS, ['--log-level', 'debug']);
   });
   afterAll(() => closeAndExpectNoOrphans(gw));
 
   it('is given up after the start timeout while the others serve, and retried with backoff', async () => {
-    expect(startMs).toBeLessThan(START_TIMEOUT_MS + 5000);
+    // The log shows the start timed out and the other upstream served (no wall-clock bound, issue #8 point 11).
     const log = gw.stderr.join('\n');
     expect(log).toMatch(/upstream "never" failed to start: Request timed out/);
     expect(log).toMatch(/upstreams: 1\/2 connected/);
@@ -74,25 +73,22 @@ describe('upstreams with hostile tool lists', () => {
 
   it('serves tools with absurd schemas (1,000 levels deep, 1 MB, self-referencing) and their plain neighbour', async () => {
     const search = await gw.client.callTool({ name: 'tool_search', arguments: { query: 'object nested levels deep', limit: 3 } });
-    const found = structuredOf<{ tools: { name: string; parameters: unknown }[] }>(search).tools;
+    const found = structuredOf<{ tools: { name: string; parameters?: unknown }[] }>(search).tools;
     expect(found.map((t) => t.name)).toContain('absurd__deep');
-    for (const tool of found) expect(JSON.stringify(tool.parameters).length).toBeLessThanOrEqual(5000);
+    // Strong matches carry their projected schema, the others a one-line summary (issue 12).
+    expect(found.some((t) => t.parameters !== undefined)).toBe(true);
+    for (const tool of found) if (tool.parameters !== undefined) expect(JSON.stringify(tool.parameters).length).toBeLessThanOrEqual(5000);
     const call = async (name: string, args: Record<string, unknown>): Promise<string> => textOf(await gw.client.callTool({ name, arguments: args }));
-    const counterMs = async (): Promise<number> => {
-      const t = Date.now();
-      await counterAnswers(gw);
-      return Date.now() - t;
-    };
-    // First calls compile each canonical schema for admission while another upstream is being called.
-    const [deep, wide, recursive, plain, latency] = await Promise.all([
+    // First calls compile each canonical schema for admission while another upstream is being called;
+    // the compile cost itself is checked against a same-run baseline in test/schema/hostile.test.ts.
+    const [deep, wide, recursive, plain] = await Promise.all([
       call('absurd__deep', { root: { next: { next: {} } } }),
       call('absurd__wide', { code: 'product_1999', query: 'x' }),
       call('absurd__recursive', { tree: { children: [{ children: [] }] } }),
       call('absurd__plain', { text: 'still plain' }),
-      counterMs(),
+      counterAnswers(gw),
     ]);
     expect([deep, wide, recursive, plain]).toEqual(['deep ok', 'wide ok', 'recursive ok', 'still plain']);
-    expect(latency).toBeLessThan(2000);
     expect((await gw.client.callTool({ name: 'absurd__wide', arguments: { code: 'nope' } })).isError).toBe(true);
   });
 

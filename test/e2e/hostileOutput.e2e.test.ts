@@ -48,9 +48,8 @@ describe('upstreams with hostile output', () => {
 
   it('fails a result over the 64 MiB stdio limit at once, id first or last, and keeps serving', async () => {
     for (const tool of ['huge', 'huge_id_last']) {
-      const started = Date.now();
+      // The reason names the size limit, not a timeout: it failed when the message was dropped (no wall-clock bound, issue #8 point 11).
       const [huge] = await Promise.all([gw.client.callTool({ name: `oversized__${tool}`, arguments: {} }), counterAnswers()]);
-      expect(Date.now() - started).toBeLessThan(15_000);
       expect(huge.isError).toBe(true);
       expect(textOf(huge)).toMatch(
         new RegExp(`^upstream server "oversized" \\(tool "${tool}"\\) failed: the upstream sent a message of 671\\d{5} bytes, over the stdio limit of 67108864 bytes$`),
@@ -63,17 +62,19 @@ describe('upstreams with hostile output', () => {
 
   it('drains megabytes of stderr (lines and a newline-less megabyte) and answers others meanwhile, in bounded memory', async () => {
     const rssBefore = rssMiB(gw.pid);
+    let flooding = true;
     const flood = gw.client.callTool({ name: 'flood__flood', arguments: { mb: 20 } });
-    const latencies: number[] = [];
+    void flood.finally(() => (flooding = false));
+    // Counted, not timed (issue #8 point 11): answers from another upstream while the flood is drained.
+    let answeredMeanwhile = 0;
     for (let i = 0; i < 5; i++) {
-      const t = Date.now();
       await counterAnswers();
-      latencies.push(Date.now() - t);
+      if (flooding) answeredMeanwhile += 1;
     }
     const result = await flood;
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('wrote 20 MB to stderr');
-    expect(Math.max(...latencies)).toBeLessThan(2000);
+    expect(answeredMeanwhile).toBeGreaterThanOrEqual(1);
     expect(rssMiB(gw.pid) - rssBefore).toBeLessThan(64);
     await expectChildren(gw, 4);
   });

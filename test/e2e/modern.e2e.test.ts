@@ -41,10 +41,10 @@ function modernClient(negotiation: Mode): { client: Client; toolsChanged: number
 }
 
 /** The raw JSON-RPC body of a modern request, envelope included. */
-function modernBody(id: number, method: string, params: Record<string, unknown> = {}): string {
+function modernBody(id: number, method: string, params: Record<string, unknown> = {}, clientName = 'raw-e2e'): string {
   const _meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw-e2e', version: '1' },
+    'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' },
     'io.modelcontextprotocol/clientCapabilities': {},
   };
   return JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } });
@@ -168,6 +168,18 @@ describe('modern client over HTTP, pinned, and the raw wire', () => {
     expect(search.status).toBe(200);
     await rawPost(gateway.url, modernBody(3, 'tools/call', { name: 'everything__get-sum', arguments: { a: 1, b: 2 } }), { 'mcp-method': 'tools/call', 'mcp-name': 'everything__get-sum' });
     expect(JSON.stringify((await list()).json)).toBe(JSON.stringify(first.json));
+  });
+
+  it("the discovery mode follows each request's own clientInfo: Codex (searches tools itself) gets every tool, others the shelf", async () => {
+    const names = async (client: string): Promise<string[]> => {
+      const { json } = await rawPost(gateway.url, modernBody(6, 'tools/list', {}, client), { 'mcp-method': 'tools/list' });
+      return ((json.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
+    };
+    const codex = await names('codex-mcp-client');
+    expect(codex).toContain('everything__echo');
+    expect(codex).not.toContain('tool_search');
+    expect(await names('some-modern-host')).toEqual(['counter__grow', 'tool_search', 'call_tool']);
+    expect(await names('codex-mcp-client')).toEqual(codex);
   });
 
   it('Mcp-Method and Mcp-Name that disagree with the body are refused with 400 and -32020', async () => {

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { alive, descendants, repoRoot, serverEntry, startHttp, startStdio, waitFor, writeConfig } from '../helpers/gateway.js';
+import { alive, descendants, fixture, repoRoot, serverEntry, startHttp, startStdio, waitFor, writeConfig } from '../helpers/gateway.js';
 
 function treeConfig(): string {
   return writeConfig({
@@ -57,6 +57,35 @@ describe('no process is left behind', () => {
       expect(await waitFor(() => tree.every((p) => !alive(p)), 8000)).toBe(true);
     });
   }
+});
+
+describe('after SIGKILL of the gateway (issue #8 point 6)', () => {
+  it('the watchdog ends every upstream tree: npx → sh → node, sh -c wrappers, servers that ignore stdin closing and SIGTERM', async () => {
+    const config = writeConfig({
+      mcpServers: {
+        viaNpx: { command: 'npx', args: ['--no-install', 'mcp-server-memory'], cwd: repoRoot, env: { MEMORY_FILE_PATH: '/tmp/toolshelf-test-npx.jsonl' } },
+        // `; true` keeps the shell itself running as the parent (dash would otherwise exec the last command).
+        viaShell: { command: 'sh', args: ['-c', `node ${fixture('stubborn.mjs')} --child; true`] },
+        stubborn: { command: process.execPath, args: [fixture('stubborn.mjs')] },
+      },
+    });
+    const child = spawn(process.execPath, [`${repoRoot}dist/cli.js`, '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    expect(await waitFor(() => stderr.includes('upstreams: 3/3 connected'), 20_000)).toBe(true);
+    const tree = descendants(child.pid as number);
+    // npx, its node, the shell, two stubborn servers and the grandchild, and the watchdog.
+    expect(tree.length).toBeGreaterThanOrEqual(6);
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    // Generous: the watchdog's grace before SIGKILL is 2 s; polling, not a wall-clock assert.
+    const gone = await waitFor(() => tree.every((p) => !alive(p)), 20_000);
+    const left = tree.filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(gone, `still alive: ${left.join(', ')}`).toBe(true);
+  });
 });
 
 describe('a busy HTTP port', () => {

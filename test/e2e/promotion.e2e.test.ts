@@ -39,15 +39,19 @@ function promotionSuite(name: string, setup: () => Setup) {
       expect(search?.description).not.toMatch(/files__move_file/);
     });
 
-    it('tool_search promotes, list_changed arrives, the re-list ends with the promoted tool, and a real-name call reads the file (§9)', async () => {
+    it('tool_search promotes its strong matches, list_changed arrives, the re-list ends with them, and a real-name call reads the file (§9, issue 12)', async () => {
       const { client, sandbox } = setup();
       await client.listTools();
       const changes = watchListChanged(client);
       const arrived = changes.next();
       const found = await client.callTool({ name: 'tool_search', arguments: { query: 'read the text contents of a file', limit: 3 } });
-      const names = (found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
-      expect(names).toContain('files__read_text_file');
+      const answered = (found.structuredContent as { tools: { name: string; parameters?: object }[] }).tools;
+      expect(answered.map((t) => t.name)).toContain('files__read_text_file');
       expect(JSON.parse(textOf(found)).tools[0]).toHaveProperty('parameters');
+      // Only the strong matches (those answered with their parameters) are promoted.
+      const names = answered.filter((t) => t.parameters !== undefined).map((t) => t.name);
+      expect(names[0]).toBe('files__read_text_file');
+      expect(names.length).toBeLessThan(answered.length);
       await arrived;
       expect(changes.count()).toBe(1);
       const { tools } = await client.listTools();

@@ -85,20 +85,22 @@ describe('timeouts, progress and cancellation', () => {
 
   it('costs the caller of a hung upstream only its timeout; other upstreams answer meanwhile; the upstream is told to cancel', async () => {
     const started = Date.now();
+    let pending = true;
     const hung = gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }).then((r) => ({ result: r, ms: Date.now() - started }));
-    const latencies: number[] = [];
+    void hung.finally(() => (pending = false));
+    // Counted, not timed (issue #8 point 11): answers from the other upstream while the hung call waits.
+    let answeredMeanwhile = 0;
     for (let i = 0; i < 5; i++) {
-      const t = Date.now();
       const answer = await gw.client.callTool({ name: 'counter__set_mode', arguments: { mode: 'eco' } });
-      latencies.push(Date.now() - t);
       expect(textOf(answer)).toBe('mode=eco');
+      if (pending) answeredMeanwhile += 1;
     }
-    expect(Math.max(...latencies)).toBeLessThan(1500);
+    expect(answeredMeanwhile).toBeGreaterThanOrEqual(1);
     const { result, ms } = await hung;
     expect(result.isError).toBe(true);
+    // Its own 1 s timeout ended it (a hung call never ends otherwise); a lower bound load cannot break.
     expect(textOf(result)).toBe('upstream server "slowpoke" (tool "hang") did not answer within 1000 ms; the call was cancelled.');
     expect(ms).toBeGreaterThanOrEqual(950);
-    expect(ms).toBeLessThan(2500);
     expect(await latestHangCancelled(gw.client)).toBe(true);
     await expectChildren(gw, 2);
   });
@@ -113,9 +115,7 @@ describe('timeouts, progress and cancellation', () => {
   });
 
   it('passes a client’s own request timeout on to the upstream as a cancellation', async () => {
-    const started = Date.now();
     await expect(gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }, { timeout: 300 })).rejects.toThrow(/timed out/i);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(await latestHangCancelled(gw.client)).toBe(true);
     const { cancelled } = await cancellations();
     expect(cancelled).toHaveLength(3);

@@ -12,7 +12,7 @@ import { GatewaySession } from '../../src/gateway/session.js';
 import { buildShelf } from '../../src/shelf.js';
 import { nullTrace } from '../../src/trace/jsonl.js';
 import { silentLogger } from '../../src/trace/log.js';
-import { initializeRequest, openRawHttp, post } from './wire.js';
+import { initializeRequest, openRawHttp, post, PROTOCOL_VERSION } from './wire.js';
 
 const config = applyDefaults({ mcpServers: {} }, tmpdir());
 const shelf = buildShelf(config, new Map(), undefined);
@@ -39,6 +39,20 @@ function makeSession(id: string): GatewaySession {
 }
 
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+/** Opens the GET stream of session `id` and resolves once its headers arrived; abort() ends it. */
+async function openStream(url: string, id: string): Promise<AbortController> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL_VERSION }, signal: controller.signal });
+  expect(response.status).toBe(200);
+  return controller;
+}
+
+/** Retries `check` every 50 ms for up to 5 s; true once it held. */
+async function waitUntil(check: () => Promise<boolean>): Promise<boolean> {
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) if (await check()) return true;
+  return false;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('serveHttp sessions (DESIGN §11)', () => {
@@ -89,13 +103,27 @@ describe('serveHttp sessions (DESIGN §11)', () => {
     expect([...closed].sort()).toEqual([...ids].sort());
   });
 
-  it('refuses a new session with 503 once maxSessions are open, and accepts again after one ends (breaker M8)', async () => {
+  it('at maxSessions, closes the least recently used idle session for a new one; its id then gets 404 (issue #8 point 3)', async () => {
     const { url } = await start(undefined, 2);
     const a = await openRawHttp(url);
-    await openRawHttp(url);
+    const b = await openRawHttp(url);
+    expect((await b.request(ping(1))).result).toEqual({});
+    const c = await openRawHttp(url);
+    expect(closed).toEqual([a.id]);
+    expect((await a.post(ping(2))).status).toBe(404);
+    expect((await b.request(ping(3))).result).toEqual({});
+    expect((await c.request(ping(4))).result).toEqual({});
+  });
+
+  it('refuses a new session with 503 only while every session has a stream open, and accepts again once one is idle (breaker M8)', async () => {
+    const { url } = await start(undefined, 2);
+    const streams = await Promise.all([openRawHttp(url), openRawHttp(url)].map(async (opening) => openStream(url, (await opening).id)));
     await expect(openRawHttp(url)).rejects.toThrow(/503|Too many sessions/);
-    expect(await a.remove()).toBe(200);
-    await expect(openRawHttp(url)).resolves.toBeDefined();
+    expect(closed).toEqual([]);
+    streams[1]?.abort();
+    expect(await waitUntil(async () => (await post(url, initializeRequest())).status === 200)).toBe(true);
+    expect(closed).toHaveLength(1);
+    streams[0]?.abort();
   });
 
   it('a GET stream the client drops is released: the next GET is served, not refused as a second stream (node:http ⇄ Web bridge)', async () => {

@@ -13,7 +13,7 @@ import { cliPath } from '../helpers/gateway.js';
 export type Message = Record<string, unknown> & { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
 /** Protocol version the raw clients announce. */
-const PROTOCOL_VERSION = '2025-06-18';
+export const PROTOCOL_VERSION = '2025-06-18';
 
 /** An `initialize` request with id `id`. */
 export function initializeRequest(id: number | string = 0): Message {

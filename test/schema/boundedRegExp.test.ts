@@ -10,10 +10,10 @@ describe('bounded pattern tests (breaker C2: ReDoS)', () => {
     expect(engine('o', '').test('a much longer text with an o in it')).toBe(true);
   });
 
-  it('gives up on catastrophic backtracking within its time limit: (a+)+$ on 30 a and a bang', () => {
-    const started = performance.now();
-    expect(boundedRegExp(50)('(a+)+$', 'u').test(`${'a'.repeat(30)}!`)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(1000);
+  it('gives up on catastrophic backtracking within its time limit: (a+)+$ on 40 a and a bang', () => {
+    // Unbounded, this takes about 2^40 steps (hours): returning at all, before the test timeout,
+    // shows the limit works; no wall-clock bound a loaded machine could break (issue #8 point 11).
+    expect(boundedRegExp(50)('(a+)+$', 'u').test(`${'a'.repeat(40)}!`)).toBe(false);
   });
 
   it('throws on an invalid pattern, like new RegExp', () => {
@@ -26,9 +26,8 @@ describe('admission with a hostile pattern (breaker C2)', () => {
     const { Admission } = await import('../../src/schema/admit.js');
     const admission = new Admission();
     const schema = { type: 'object', properties: { x: { type: 'string', pattern: '(a+)+$' } } };
-    const started = performance.now();
-    const verdict = admission.check('s__pattern_evil', schema, { x: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaa!' });
-    expect(performance.now() - started).toBeLessThan(5000);
+    // 40 a: hours of backtracking unbounded, so finishing at all shows the limit (no wall-clock bound).
+    const verdict = admission.check('s__pattern_evil', schema, { x: `${'a'.repeat(40)}!` });
     expect(verdict.ok).toBe(false);
     expect(admission.check('s__pattern_evil', schema, { x: 'aaa' }).ok).toBe(true);
   });

@@ -111,12 +111,14 @@ describe('configuration problems (breaker finding 4)', () => {
     expect(lines.filter((l) => l.includes('will be retried')).map((l) => l.slice(0, l.indexOf(':')))).toEqual(['info', 'debug', 'debug']);
   });
 
-  it('other start failures are still logged every time', async () => {
+  it('any start failure is logged again only when its cause changes (issue #8 point 9)', async () => {
     const { logger, lines } = recordingLogger();
-    fake.plan.push('fail', 'fail');
+    fake.plan.push('fail', 'fail', 'misconfigured', 'fail');
     await started(fake.options({ logger }));
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(lines.filter((l) => l.includes('failed to start')).map((l) => l.slice(0, l.indexOf(':')))).toEqual(['error', 'warn']);
+    await vi.advanceTimersByTimeAsync(20_000);
+    const failures = lines.filter((l) => l.includes('failed to start'));
+    expect(failures.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['error', 'debug', 'warn', 'warn']);
+    expect(failures[1]).toBe('debug: upstream "up" failed to start: spawn fake ENOENT');
   });
 });
 

@@ -201,6 +201,53 @@ describe('list_changed (DESIGN §9, issue #5 item 3)', () => {
   });
 });
 
+describe('no list update is lost (issue #8 point 4)', () => {
+  const names = (): string[] => conn.tools.map((t) => t.name);
+
+  it('a list_changed that arrives while the first tools/list is in flight is re-listed after it', async () => {
+    const changed: string[] = [];
+    fake.holdLists = true;
+    conn = new UpstreamConnection('up', fakeServer(), fake.options({ onToolsChanged: (key) => changed.push(key) }));
+    const start = conn.start();
+    await vi.waitFor(() => expect(fake.listCalls).toBe(1));
+    // The upstream adds a tool and announces it while its answer (the old list) is held back.
+    fake.tools = [tool('echo'), tool('late')];
+    await fake.announce();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(fake.listCalls).toBe(1);
+    fake.releaseLists();
+    await start;
+    expect(names()).toEqual(['echo']);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(names()).toEqual(['echo', 'late']);
+    expect(fake.listCalls).toBe(2);
+    expect(changed).toEqual(['up', 'up']);
+  });
+
+  it('a list_changed during a re-list in flight is followed by exactly one more re-list', async () => {
+    await started();
+    fake.tools = [tool('echo'), tool('second')];
+    fake.holdLists = true;
+    await fake.announce();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(fake.listCalls).toBe(2);
+    fake.tools = [tool('echo'), tool('second'), tool('third')];
+    await fake.announce(5);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(fake.listCalls).toBe(2);
+    fake.releaseLists();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(names()).toEqual(['echo', 'second', 'third']);
+    expect(fake.listCalls).toBe(3);
+  });
+
+  it('without a change during the listing, no extra re-list is made', async () => {
+    await started();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fake.listCalls).toBe(1);
+  });
+});
+
 describe('calls: timeout, progress, total cap, cancellation (issue #5 item 2)', () => {
   it('times out after the server’s timeoutMs and tells the upstream to cancel', async () => {
     await started(fake.options(), fakeServer({ timeoutMs: 1000 }));

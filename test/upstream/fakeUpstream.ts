@@ -31,6 +31,9 @@ export class FakeUpstream {
   /** Date.now() of every connection attempt. */
   readonly attempts: number[] = [];
   listCalls = 0;
+  /** While true, each tools/list answer (the tools as they were when it arrived) waits for {@link releaseLists}. */
+  holdLists = false;
+  private readonly heldLists: (() => void)[] = [];
   /** Names of calls whose request was cancelled (signal aborted) at the server. */
   readonly cancelled: string[] = [];
   private server: Server | undefined;
@@ -65,6 +68,12 @@ export class FakeUpstream {
     for (let i = 0; i < count; i++) await this.server?.sendToolListChanged();
   }
 
+  /** Lets every held tools/list answer go, and stops holding new ones. */
+  releaseLists(): void {
+    this.holdLists = false;
+    for (const release of this.heldLists.splice(0)) release();
+  }
+
   private attempt(): Transport {
     this.attempts.push(Date.now());
     const mode = this.plan.shift() ?? 'serve';
@@ -93,9 +102,11 @@ export class FakeUpstream {
 
   private makeServer(): Server {
     const server = new Server({ name: 'fake', version: '1' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
-    server.setRequestHandler('tools/list', () => {
+    server.setRequestHandler('tools/list', async () => {
       this.listCalls += 1;
-      return { tools: this.tools };
+      const tools = this.tools;
+      if (this.holdLists) await new Promise<void>((resolve) => this.heldLists.push(resolve));
+      return { tools };
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const args = (request.params.arguments ?? {}) as { ms?: number; ticks?: number; everyMs?: number };

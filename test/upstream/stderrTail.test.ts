@@ -62,3 +62,42 @@ describe('StderrTail', () => {
     expect(tail.quote()).toBeUndefined();
   });
 });
+
+/** `npx -y @modelcontextprotocol/server-toolshelf-nope` with npm 11, exactly. */
+const NPX_E404 = [
+  'npm error code E404',
+  'npm error 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-toolshelf-nope',
+  'npm error 404',
+  "npm error 404  The requested resource '@modelcontextprotocol/server-toolshelf-nope@*' could not be found or you do not have permission to access it.",
+  'npm error 404',
+  'npm error 404 Note that you can also install from a',
+  'npm error 404 tarball, folder, http url, or git url.',
+  'npm error A complete log of this run can be found in: /root/.npm/_logs/2026-12-01T08_53_31_984Z-debug-0.log',
+];
+
+describe('messages that say what is wrong (issue #8 point 9)', () => {
+  it("a failing npx upstream is quoted by npm's error code and the line that says why, not its log path", () => {
+    expect(informativeLine(NPX_E404)).toBe('npm error code E404: 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-toolshelf-nope');
+    // Older npm writes `npm ERR!`.
+    expect(informativeLine(NPX_E404.map((l) => l.replace('npm error', 'npm ERR!')))).toBe(
+      'npm ERR! code E404: 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-toolshelf-nope',
+    );
+    expect(informativeLine(['npm error A complete log of this run can be found in: /root/.npm/_logs/x-debug-0.log'])).toBeUndefined();
+  });
+
+  it("a start-up banner is not quoted as a cause: server-filesystem's own lines", () => {
+    expect(informativeLine(['Secure MCP Filesystem Server running on stdio'])).toBeUndefined();
+    expect(informativeLine(['Knowledge Graph MCP Server running on stdio', 'Usage: mcp-server-memory takes no arguments'])).toBe('Usage: mcp-server-memory takes no arguments');
+  });
+
+  it('lines written before the connection was up are never quoted for a later exit', () => {
+    const tail = new StderrTail();
+    tail.push('Secure MCP Filesystem Server running on stdio');
+    tail.push("Client does not support MCP Roots, using allowed directories set from server args: [ '/tmp/sandbox' ]");
+    expect(tail.quote()).toBe("Client does not support MCP Roots, using allowed directories set from server args: [ '/tmp/sandbox' ]");
+    tail.markUp();
+    expect(tail.quote()).toBeUndefined();
+    tail.push('Error: EMFILE: too many open files');
+    expect(tail.quote()).toBe('Error: EMFILE: too many open files');
+  });
+});

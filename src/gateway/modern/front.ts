@@ -12,7 +12,7 @@ import { createMcpHandler, isJsonContentType, isLegacyRequest, type McpHttpHandl
 import { SEARCHES_MCP_TOOLS } from '../clients.js';
 import { clientUri } from '../passthrough.js';
 import { sendWebResponse, webRequest } from '../webBridge.js';
-import { HeldCalls, type RelayTarget } from './heldCalls.js';
+import { HeldCalls } from './heldCalls.js';
 import { modernServer, modernTools, type ModernOptions, type ModernServer } from './server.js';
 
 /** The modern front of one toolshelf process. */
@@ -28,8 +28,6 @@ export interface ModernFront {
   catalogueChanged(): void;
   /** Publishes an upstream's resource or prompt change to listening modern clients. */
   forwardNotification(server: string, notification: { method: string; params?: Record<string, unknown> }): void;
-  /** Modern calls in flight, for routing an upstream's sampling or elicitation (as `input_required`). */
-  relayTargets(): Iterable<RelayTarget>;
   close(): Promise<void>;
 }
 
@@ -89,7 +87,6 @@ export function createModernFront(options: Omit<ModernOptions, 'held'>): ModernF
         else if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') p.resourceUpdated(clientUri(options.passthrough.routes, server, params.uri));
       }
     },
-    relayTargets: () => held.targets(),
     close: async () => {
       await handler?.close();
       await Promise.all([...stdio].map((s) => s.close().catch(() => undefined)));

@@ -15,22 +15,23 @@
  * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests; issue #9 point 3.
  */
 import { randomBytes } from 'node:crypto';
-import { inputRequired, type CallToolRequest, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolRequest,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { RequestOrigin } from '../../upstream/types.js';
 import { errorResult } from '../results.js';
 import { RELAY_TIMEOUT_MS } from '../session.js';
 
 /** How long a held call waits for the client's retry after answering `input_required`, in ms (a person may be answering; the legacy relay's limit). */
 export const HOLD_MS = RELAY_TIMEOUT_MS;
-
-/** What the upstream request router needs of a client that can answer an upstream's sampling or elicitation. */
-export interface RelayTarget {
-  /** When this client last sent a call upstream (ms since epoch). */
-  readonly lastForwardAt: number;
-  isWaitingOn(server: string): boolean;
-  canAnswer(method: string): boolean;
-  relay(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
-}
 
 /** The answer to a retry that names no call held here. */
 export const NOT_HELD_TEXT =
@@ -43,14 +44,15 @@ interface Ask {
   resolve(result: Record<string, unknown>): void;
 }
 
-/** Runs one call to its end; `extra` carries the held call's own signal and progress sink. */
-export type StartCall = (extra: ServerContext) => Promise<CallToolResult>;
+/**
+ * Runs one call to its end. `extra` carries the held call's own signal and progress sink; `origin`
+ * is where the upstream's sampling and elicitation during it go (issue #8 point 2: to this call only).
+ */
+export type StartCall = (extra: ServerContext, origin: RequestOrigin) => Promise<CallToolResult>;
 
 /** One tools/call from a modern client whose upstream call may outlive the request that started it. */
-class HeldCall implements RelayTarget {
+class HeldCall {
   readonly id = randomBytes(16).toString('base64url');
-  lastForwardAt = 0;
-  private readonly waiting = new Map<string, number>();
   private readonly asks = new Map<string, Ask>();
   private readonly abort = new AbortController();
   private asked = 0;
@@ -61,31 +63,32 @@ class HeldCall implements RelayTarget {
 
   constructor(readonly name: string) {}
 
-  start(run: StartCall): void {
+  /** Starts the call for its first round (`request`, `ctx`), so the round's capabilities are known to its first upstream request. */
+  start(run: StartCall, request: CallToolRequest, ctx: ServerContext): void {
+    this.round = { ctx, progressToken: request.params._meta?.progressToken };
     const extra = { mcpReq: { signal: this.abort.signal, notify: (n: { method: string; params?: Record<string, unknown> }) => this.notify(n) } };
-    void run(extra as unknown as ServerContext).then((result) => {
-      this.outcome = result;
-      this.wake?.();
-    });
+    const origin: RequestOrigin = { session: `modern:${this.id}`, ask: (method, params, signal) => this.ask(method, params, signal) };
+    void run(extra as unknown as ServerContext, origin)
+      .catch((error: Error) => errorResult(`toolshelf could not finish the call: ${error.message}`))
+      .then((result) => {
+        this.outcome = result;
+        this.wake?.();
+      });
   }
 
-  /** Counts a call going upstream; the returned function when it is back (see GatewaySession.onForward). */
-  forwarded(server: string): () => void {
-    this.waiting.set(server, (this.waiting.get(server) ?? 0) + 1);
-    this.lastForwardAt = Date.now();
-    return () => this.waiting.set(server, (this.waiting.get(server) ?? 1) - 1);
-  }
-
-  isWaitingOn(server: string): boolean {
-    return (this.waiting.get(server) ?? 0) > 0;
-  }
-
-  canAnswer(method: string): boolean {
+  /** Whether the client declared, on the current round's `_meta`, the capability `method` needs. */
+  private canAnswer(method: string): boolean {
     const caps = this.round?.ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as ClientCapabilities | undefined;
     return (method === 'sampling/createMessage' && caps?.sampling !== undefined) || (method === 'elicitation/create' && caps?.elicitation !== undefined);
   }
 
-  relay(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  /**
+   * Puts an upstream's request to the client in the next `input_required` round; resolves with the
+   * client's answer from the retry. Rejects with -32601 when the client did not declare the
+   * capability, or on `signal`.
+   */
+  private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (!this.canAnswer(method)) return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`));
     return new Promise((resolve, reject) => {
       this.asked += 1;
       const key = `${method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}-${this.asked}`;
@@ -157,31 +160,18 @@ class HeldCall implements RelayTarget {
   }
 }
 
-/** The held calls of this process, by `requestState`; also the relay targets for upstream requests. */
+/** The held calls of this process, by `requestState`. */
 export class HeldCalls {
   private readonly calls = new Map<string, HeldCall>();
 
-  /** Every modern call in flight, as targets for an upstream's sampling or elicitation. */
-  targets(): Iterable<RelayTarget> {
-    return this.calls.values();
-  }
-
-  /**
-   * Serves a modern tools/call round. A first round starts the call with `run` (given the held call's
-   * `forwarded` hook to report upstream traffic); a retry resumes the call its `requestState` names.
-   */
-  async serve(
-    request: CallToolRequest,
-    ctx: ServerContext,
-    run: (forwarded: (server: string) => () => void) => StartCall,
-  ): Promise<CallToolResult | InputRequiredResult> {
+  /** Serves a modern tools/call round: a first round starts the call with `run`; a retry resumes the call its `requestState` names. */
+  async serve(request: CallToolRequest, ctx: ServerContext, run: StartCall): Promise<CallToolResult | InputRequiredResult> {
     const state = ctx.mcpReq.requestState();
     let call: HeldCall | undefined;
     if (state === undefined) {
       call = new HeldCall(request.params.name);
       this.calls.set(call.id, call);
-      const held = call;
-      held.start(run((server) => held.forwarded(server)));
+      call.start(run, request, ctx);
     } else {
       call = typeof state === 'string' ? this.calls.get(state) : undefined;
       if (call === undefined || call.name !== request.params.name) return errorResult(NOT_HELD_TEXT);

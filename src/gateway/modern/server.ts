@@ -26,13 +26,18 @@ import { CALL_TOOL } from '../bridgeTools.js';
 import { descriptionLimit, discoveryMode } from '../clients.js';
 import { dispatchCall } from '../dispatch.js';
 import { handleRequest } from '../handlers.js';
+import { SHELF_INSTRUCTIONS } from '../instructions.js';
 import { passthroughCapabilities, registerPassthrough } from '../passthrough.js';
 import { fitResult } from '../results.js';
 import type { SessionOptions } from '../session.js';
 import type { HeldCalls } from './heldCalls.js';
 
-/** What a modern server is built from: a legacy session's options without its id, and the process's held calls. */
-export type ModernOptions = Omit<SessionOptions, 'id'> & { readonly held: HeldCalls };
+/**
+ * What a modern server is built from: a legacy session's options without its id, toolshelf's
+ * instructions as they are now (upstreams that became ready since start add theirs), and the
+ * process's held calls.
+ */
+export type ModernOptions = Omit<SessionOptions, 'id' | 'instructions'> & { readonly instructions: () => string; readonly held: HeldCalls };
 
 /**
  * Cache hint on modern `tools/list` results (MCP spec 2026-07-28, Server › Utilities › Caching).
@@ -49,7 +54,7 @@ export const MODERN_SEARCH_PREAMBLE = 'Search the tools listed below by what you
 export const MODERN_CALL_TOOL_DESCRIPTION =
   'Run a tool returned by tool_search or named in its index (they are not in your tool list, which never changes): pass its exact name and its arguments. Calling it by its own name works too.';
 
-/** The server instructions for modern clients (server/discover). */
+/** The opening of the server instructions for modern clients (server/discover), in place of {@link SHELF_INSTRUCTIONS}. */
 export const MODERN_INSTRUCTIONS =
   'Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one with call_tool or by its name.';
 
@@ -85,14 +90,14 @@ export function modernServer(options: ModernOptions): ModernServer {
   const capabilities = passthroughCapabilities(options.passthrough.directory);
   const server = new ModernServer(
     { name: 'toolshelf', version: options.version },
-    { capabilities: { tools: { listChanged: true }, ...capabilities }, instructions: MODERN_INSTRUCTIONS, cacheHints: { 'tools/list': TOOLS_LIST_CACHE } },
+    { capabilities: { tools: { listChanged: true }, ...capabilities }, instructions: modernInstructions(options.instructions()), cacheHints: { 'tools/list': TOOLS_LIST_CACHE } },
   );
   handleRequest(server, ListToolsRequestSchema, (request, ctx) => {
     if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
     return { tools: modernTools(options, clientName(ctx)) };
   });
   handleRequest(server, CallToolRequestSchema, (request, ctx) =>
-    options.held.serve(request, ctx, (forwarded) => async (extra) => {
+    options.held.serve(request, ctx, async (extra, origin) => {
       const name = clientName(ctx);
       const mode = discoveryMode(options.settings.discoveryMode, name);
       calls += 1;
@@ -108,7 +113,7 @@ export function modernServer(options: ModernOptions): ModernServer {
         deferredListed: mode === 'client',
         // Nothing is promoted for a modern client (DESIGN §9): `outcome.promote` is not applied.
         isPromoted: () => false,
-        onForward: forwarded,
+        origin,
       });
       return fitResult(outcome.result, options.maxResultBytes, options.measure);
     }),
@@ -137,6 +142,11 @@ export function modernTools(options: Omit<ModernOptions, 'held'>, name: string |
     alwaysLoad: options.settings.alwaysLoad,
   });
   return tools.map((tool) => (tool.name === CALL_TOOL && !shelf.catalogue.get(CALL_TOOL) ? { ...tool, description: MODERN_CALL_TOOL_DESCRIPTION } : tool));
+}
+
+/** The instructions with the modern opening in place of the legacy one; upstreams' own follow unchanged. */
+function modernInstructions(legacy: string): string {
+  return legacy.startsWith(SHELF_INSTRUCTIONS) ? MODERN_INSTRUCTIONS + legacy.slice(SHELF_INSTRUCTIONS.length) : legacy;
 }
 
 /** tool_search's description with the modern opening sentence in place of the legacy one. */

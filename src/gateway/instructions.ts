@@ -1,0 +1,87 @@
+/**
+ * toolshelf's own `instructions` (initialize result): how the shelf works, then each upstream's
+ * initialize instructions so a server's usage notes are not lost behind the gateway — under a
+ * heading naming the server, in server-key order, each clipped to its byte budget at a sentence end.
+ * Pure. Source: issue #8 point 10; MCP spec, Lifecycle › Initialization (`instructions`).
+ */
+import type { ExposureCounts } from '../catalog/build.js';
+import { clipWords } from '../discovery/sentences.js';
+import { textBytes } from '../schema/measure.js';
+
+/** What toolshelf itself tells every client. */
+export const SHELF_INSTRUCTIONS =
+  'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.';
+
+/** One upstream's instructions and its budget in UTF-8 bytes. */
+export interface UpstreamInstructions {
+  readonly server: string;
+  readonly text: string;
+  readonly maxBytes: number;
+}
+
+/**
+ * The upstreams whose instructions are passed on, each with its budget (`budgetOf`, in bytes):
+ * those with non-empty `texts`, except a server whose every tool is hidden (it is on no shelf the
+ * model can reach; DESIGN §3). A server with no tools at all (resources or prompts only) counts.
+ */
+export function upstreamInstructions(
+  texts: ReadonlyMap<string, string>,
+  counts: ReadonlyMap<string, ExposureCounts>,
+  budgetOf: (server: string) => number,
+): UpstreamInstructions[] {
+  const hiddenOnly = (server: string): boolean => {
+    const count = counts.get(server);
+    return count !== undefined && count.hidden > 0 && count.direct + count.deferred === 0;
+  };
+  return [...texts].filter(([server, text]) => text.trim() !== '' && !hiddenOnly(server)).map(([server, text]) => ({ server, text, maxBytes: budgetOf(server) }));
+}
+
+/**
+ * {@link SHELF_INSTRUCTIONS} followed, for each upstream with non-empty instructions and a budget
+ * above 0, sorted by server key (code units, so every process gives the same bytes), by
+ * `## Instructions from the "<server>" server` and its text clipped by {@link clipToSentence}.
+ */
+export function gatewayInstructions(upstreams: readonly UpstreamInstructions[]): string {
+  const sections = [...upstreams]
+    .sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0))
+    .map((u) => ({ server: u.server, text: clipToSentence(u.text.trim(), u.maxBytes) }))
+    .filter((u) => u.text !== '')
+    .map((u) => `## Instructions from the "${u.server}" server\n\n${u.text}`);
+  return [SHELF_INSTRUCTIONS, ...sections].join('\n\n');
+}
+
+/** Where a clip may end: after `.`/`!`/`?` before whitespace, after a CJK full stop, or at a line end. */
+const BOUNDARY = /[.!?](?=\s|$)|[。！？]|\n/gu;
+
+/**
+ * `text` whole when it fits in `maxBytes` UTF-8 bytes; else its longest prefix that ends at a
+ * sentence end or a line end and fits (trailing space dropped); else, with no such end in reach,
+ * the first whole words that fit, ending in `…`. Empty for `maxBytes` 0. Linear in `maxBytes`.
+ */
+export function clipToSentence(text: string, maxBytes: number): string {
+  if (textBytes(text) <= maxBytes) return text;
+  const head = prefixWithin(text, maxBytes);
+  let end = 0;
+  for (const match of text.matchAll(BOUNDARY)) {
+    const after = match.index + match[0].length;
+    if (after > head.length) break;
+    end = after;
+  }
+  const clipped = head.slice(0, end).trimEnd();
+  if (clipped !== '') return clipped;
+  // `…` (3 bytes) stands for at least one dropped code point (1 byte or more): two fewer keeps it within budget.
+  const room = [...head].length - 2;
+  return room > 1 ? clipWords(text, room) : '';
+}
+
+/** The longest prefix of `text` (whole code points) within `maxBytes` UTF-8 bytes. */
+function prefixWithin(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let length = 0;
+  for (const char of text) {
+    bytes += textBytes(char);
+    if (bytes > maxBytes) break;
+    length += char.length;
+  }
+  return text.slice(0, length);
+}

@@ -1,0 +1,82 @@
+/**
+ * tool_search's answer: the strong matches with their projected schema, the others by name and one
+ * line, and a note the model acts on when nothing is strong or nothing matched. The same object goes
+ * out as `structuredContent` and, serialised, as the text content. Pure.
+ * Source: issue 12 points 1 and 3; DESIGN §5 (answer as JSON text and structuredContent).
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CatalogEntry, JsonObject } from '../catalog/types.js';
+import { clipWords, sentencesOf } from '../discovery/sentences.js';
+
+/**
+ * Longest one-line summary of a match that is not strong, in code points: the manifest's `short`
+ * entry length (DESIGN §6), enough to tell tools apart without re-sending their descriptions.
+ */
+export const SUMMARY_CHARS = 60;
+
+/** A strong match: callable right away with these parameters. */
+export interface FullMatch {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonObject;
+}
+
+/** Any other match: callable the same way; its parameters come with promotion, a bad call's answer, or an exact-name search. */
+export interface NamedMatch {
+  readonly name: string;
+  readonly summary: string;
+}
+
+/** `structuredContent` of tool_search; the text content is its compact JSON. */
+export interface SearchAnswer {
+  readonly tools: readonly (FullMatch | NamedMatch)[];
+  /** Present when some tools are listed by name only, when nothing is strong, or when nothing matched. */
+  readonly note?: string;
+  /** True when no match is strong (issue 12 point 3). */
+  readonly weak?: true;
+}
+
+/** The one-line summary of `entry`: its first sentence, clipped at a word to {@link SUMMARY_CHARS}. */
+export function summaryOf(entry: CatalogEntry): string {
+  const own = entry.tool.description;
+  const text = typeof own === 'string' && own.trim() !== '' ? own : entry.projected.description;
+  return clipWords(sentencesOf(text)[0] ?? '', SUMMARY_CHARS);
+}
+
+const REPHRASE = 'Rephrase with the action and the object (e.g. "read file", "create issue")';
+
+/** The note when nothing matched (unchanged since issue 4, the CLI prints it). */
+export function noMatchNote(query: string): string {
+  return `No tool matches "${query}". ${REPHRASE}, or use a name from the index in this tool's description.`;
+}
+
+/**
+ * The weak note: the tools listed are only the closest (neither their names nor the query are
+ * repeated: the answer is read right after both).
+ */
+export const WEAK_NOTE = `No tool clearly matches; these are only the closest. ${REPHRASE}, pick one by name, or say no tool does it.`;
+
+const NAMED_NOTE = 'Tools with a summary are callable too; search an exact name for its parameters.';
+
+/**
+ * The answer for `entries` (ranked, best first) where `strong` names the strong ones (a prefix of
+ * them, by rank): each strong entry as `{ name, description, parameters }` (projected, as on the
+ * wire), each other as `{ name, summary }`. Notes: no entries → the no-match note; weak (no strong
+ * entry) → that these are only the closest and how to rephrase, `weak: true`; some with a summary
+ * only → how to get their parameters. Never `isError`: a search that finds little is still an answer.
+ */
+export function searchResult(entries: readonly CatalogEntry[], query: string, strong: readonly string[]): CallToolResult {
+  const strongSet = new Set(strong);
+  const tools = entries.map((entry): FullMatch | NamedMatch =>
+    strongSet.has(entry.qualifiedName)
+      ? { name: entry.qualifiedName, description: entry.projected.description, parameters: entry.projected.inputSchema }
+      : { name: entry.qualifiedName, summary: summaryOf(entry) },
+  );
+  const full = tools.filter((tool) => 'parameters' in tool).length;
+  let answer: SearchAnswer;
+  if (tools.length === 0) answer = { tools, note: noMatchNote(query) };
+  else if (full === 0) answer = { tools, weak: true, note: WEAK_NOTE };
+  else if (full < tools.length) answer = { tools, note: NAMED_NOTE };
+  else answer = { tools };
+  return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer as unknown as Record<string, unknown> };
+}

@@ -1,0 +1,77 @@
+/**
+ * Which client an upstream's request (sampling/createMessage, elicitation/create) belongs to: the
+ * client whose call caused it, or nobody — never a guess (issue #8 point 2). Each request sent
+ * upstream for a client is tracked while it waits for its answer; the decision is {@link ownerOf}.
+ *
+ * The related request comes from the transport: on Streamable HTTP an upstream sends a request that
+ * belongs to a call on that call's own POST response stream (MCP spec 2025-11-25, Transports ›
+ * Streamable HTTP: such messages "SHOULD relate to the originating client request"). The SDK client
+ * reads each POST's stream in an async loop started by that POST, so the call's AsyncLocalStorage
+ * context is the current one when the request's handler runs; that is how the related call is known
+ * here. Requests on the GET stream, on SSE and on stdio come with no related call. Everything that
+ * connects (transports, the GET stream) runs {@link outsideCalls}, so no call's context leaks into it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RequestOrigin } from './types.js';
+
+/** One request sent upstream for a client, waiting for its answer. */
+interface Pending {
+  readonly origin: RequestOrigin;
+  readonly router: CallRouter;
+}
+
+const related = new AsyncLocalStorage<Pending>();
+
+/** Runs `fn` (and everything it starts) outside any call, so nothing it reads later is taken for a call's. */
+export function outsideCalls<T>(fn: () => T): T {
+  return related.exit(fn);
+}
+
+/** Who an upstream request goes to, or why nobody can be told for certain. */
+export type Owner = { readonly ok: true; readonly origin: RequestOrigin } | { readonly ok: false; readonly reason: string };
+
+/**
+ * The rule (issue #8 point 2; README "Sampling and elicitation"):
+ * - the transport names the related call (`related` given): that call's client if the call still
+ *   waits, else nobody (`'ended'`), even when another call would fit;
+ * - no related call: the client of the calls waiting on this upstream when they all come from one
+ *   client (under MCP a request about a call is sent before that call's answer, so no other client's
+ *   call can be its cause); nobody when no call waits or calls from two or more clients wait.
+ * Returns the origin to use (the oldest waiting call of that client), or the reason for refusing.
+ */
+export function ownerOf(relatedOrigin: RequestOrigin | 'ended' | undefined, waiting: readonly RequestOrigin[]): Owner {
+  if (relatedOrigin === 'ended') return { ok: false, reason: 'the call it belongs to has already ended' };
+  if (relatedOrigin) return { ok: true, origin: relatedOrigin };
+  const first = waiting[0];
+  if (!first) return { ok: false, reason: 'no client call is waiting on this server' };
+  const clients = new Set(waiting.map((o) => o.session)).size;
+  if (clients > 1) return { ok: false, reason: `calls from ${clients} clients are waiting on this server and the request does not say which one it belongs to` };
+  return { ok: true, origin: first };
+}
+
+/** One per upstream connection: the requests waiting on it, by client, oldest first. */
+export class CallRouter {
+  private readonly waiting = new Set<Pending>();
+
+  /**
+   * `namesRelated`: whether the transport can name the related call (Streamable HTTP). Only then is
+   * the call's context set, so a gateway with stdio upstreams alone never turns on Node's async
+   * context tracking (promise hooks, process-wide) for nothing.
+   */
+  constructor(private readonly namesRelated = true) {}
+
+  /** Runs `send` as a request made for `origin` (untracked without one: toolshelf's own requests carry no client's data). */
+  track<T>(origin: RequestOrigin | undefined, send: () => Promise<T>): Promise<T> {
+    if (!origin) return send();
+    const pending: Pending = { origin, router: this };
+    this.waiting.add(pending);
+    return (this.namesRelated ? related.run(pending, send) : send()).finally(() => this.waiting.delete(pending));
+  }
+
+  /** The owner of the upstream request being handled now, by {@link ownerOf}. */
+  owner(): Owner {
+    const current = related.getStore();
+    const relatedOrigin = current === undefined ? undefined : current.router === this && this.waiting.has(current) ? current.origin : 'ended';
+    return ownerOf(relatedOrigin, [...this.waiting].map((p) => p.origin));
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Upstream instructions reach the model (issue #8 point 10), through the built CLI and an SDK
+ * Client's getInstructions(): server-everything's (1,579 bytes) clipped at a sentence end to the
+ * 1,024-byte default, a fixture's verbatim and one with its own `instructionsBytes`, in server-key
+ * order under headings naming each server; a hidden-only server and a disabled one add nothing.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHELF_INSTRUCTIONS } from '../../src/gateway/instructions.js';
+import { fixture, repoRoot, serverEntry, startHttp, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';
+
+const everythingText = readFileSync(join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/docs/instructions.md'), 'utf8').trim();
+const instructed = (text: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  command: 'node',
+  args: [fixture('instructed.mjs')],
+  env: { INSTRUCTIONS: text },
+  ...extra,
+});
+const config = (): string =>
+  writeConfig({
+    mcpServers: {
+      zeta: instructed('Zeta wants ids, not names. Ask for ids with zeta__noop.'),
+      everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] },
+      alpha: instructed('Alpha keeps one item. Short budget drops this sentence.', { instructionsBytes: 30 }),
+      secret: instructed('Secret notes that must not show.', { exposure: 'hidden' }),
+      off: instructed('Disabled notes that must not show.', { disabled: true }),
+    },
+  });
+const heading = (server: string): string => `## Instructions from the "${server}" server`;
+
+/** The text under `server`'s heading (up to the next heading of ours). */
+function section(all: string, server: string): string {
+  const start = all.indexOf(`${heading(server)}\n\n`);
+  expect(start, `no section for ${server}`).toBeGreaterThan(0);
+  const body = all.slice(start + heading(server).length + 2);
+  const next = body.indexOf('\n\n## Instructions from the "');
+  return next < 0 ? body : body.slice(0, next);
+}
+
+describe('upstream instructions in toolshelf’s own', () => {
+  let gw: Connected;
+  beforeAll(async () => {
+    gw = await startStdio(config());
+  });
+  afterAll(() => gw.close());
+
+  it('come after toolshelf’s own text, in server-key order, a heading per server; hidden-only and disabled servers add nothing', () => {
+    const text = gw.client.getInstructions() ?? '';
+    expect(text.startsWith(SHELF_INSTRUCTIONS)).toBe(true);
+    const order = ['alpha', 'everything', 'zeta'].map((s) => text.indexOf(heading(s)));
+    expect(order.every((at, i) => at > 0 && (i === 0 || at > (order[i - 1] as number)))).toBe(true);
+    expect(text).not.toMatch(/secret|Secret|Disabled|"off"/);
+  });
+
+  it('pass short instructions verbatim and clip long ones at a sentence end within the budget', () => {
+    const text = gw.client.getInstructions() ?? '';
+    expect(section(text, 'zeta')).toBe('Zeta wants ids, not names. Ask for ids with zeta__noop.');
+    expect(section(text, 'alpha')).toBe('Alpha keeps one item.');
+    const everything = section(text, 'everything');
+    expect(Buffer.byteLength(everything)).toBeLessThanOrEqual(1024);
+    expect(Buffer.byteLength(everything)).toBeGreaterThan(900);
+    expect(everythingText.startsWith(everything)).toBe(true);
+    // Cut at the end of a list item: the next bytes of the original open the next item.
+    expect(everything.endsWith('require client sampling capability')).toBe(true);
+    expect(everythingText.slice(everything.length).startsWith('\n- Elicitation requests')).toBe(true);
+  });
+
+  it('are the same over Streamable HTTP', async () => {
+    const http = await startHttp(config());
+    try {
+      const client = await http.connect();
+      expect(client.getInstructions()).toBe(gw.client.getInstructions());
+    } finally {
+      await http.stop();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * toolshelf's own initialize instructions with each upstream's passed on (issue #8 point 10): byte
+ * budgets clipped at sentence ends, server-key order, a heading per server, hidden-only servers left out.
+ */
+import { describe, expect, it } from 'vitest';
+import { clipToSentence, gatewayInstructions, SHELF_INSTRUCTIONS, upstreamInstructions } from '../../src/gateway/instructions.js';
+
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+describe('clipToSentence', () => {
+  const text = 'Call list_files first. Then read one file at a time! Paths are relative to the root.';
+
+  it('keeps text that fits verbatim', () => {
+    expect(clipToSentence(text, bytes(text))).toBe(text);
+  });
+
+  it('ends at the last sentence end within the budget', () => {
+    expect(clipToSentence(text, 60)).toBe('Call list_files first. Then read one file at a time!');
+    expect(clipToSentence(text, 51)).toBe('Call list_files first.');
+  });
+
+  it('ends at a line end (a list item without a full stop)', () => {
+    expect(clipToSentence('- use get-roots-list first\n- gzip resources are per session\n- more', 40)).toBe('- use get-roots-list first');
+  });
+
+  it('does not take an abbreviation inside a word for a sentence end', () => {
+    expect(clipToSentence('Use v1.2 or later. Then go on with everything else here.', 30)).toBe('Use v1.2 or later.');
+  });
+
+  it('falls back to whole words ending in … when no sentence ends in reach, within the budget', () => {
+    const clipped = clipToSentence('one two three four five six seven eight nine ten', 20);
+    expect(clipped).toBe('one two three…');
+    expect(bytes(clipped)).toBeLessThanOrEqual(20);
+  });
+
+  it('never passes the budget with multi-byte text, and gives nothing for 0 bytes', () => {
+    const cjk = '使用前请先调用列表工具。然后一次读取一个文件。路径相对于根目录。';
+    for (const budget of [5, 20, 40, 70]) expect(bytes(clipToSentence(cjk, budget))).toBeLessThanOrEqual(budget);
+    expect(clipToSentence(cjk, 40)).toBe('使用前请先调用列表工具。');
+    expect(clipToSentence(text, 0)).toBe('');
+  });
+});
+
+describe('gatewayInstructions', () => {
+  it('is the shelf text alone without upstream instructions', () => {
+    expect(gatewayInstructions([])).toBe(SHELF_INSTRUCTIONS);
+  });
+
+  it('adds each server under a heading naming it, sorted by server key, clipped to its own budget', () => {
+    const text = gatewayInstructions([
+      { server: 'zeta', text: 'Zeta first. Zeta second.', maxBytes: 12 },
+      { server: 'alpha', text: '  Alpha notes.  ', maxBytes: 1024 },
+      { server: 'mute', text: 'Never shown.', maxBytes: 0 },
+    ]);
+    expect(text).toBe(`${SHELF_INSTRUCTIONS}\n\n## Instructions from the "alpha" server\n\nAlpha notes.\n\n## Instructions from the "zeta" server\n\nZeta first.`);
+  });
+});
+
+describe('upstreamInstructions', () => {
+  it('leaves out servers whose every tool is hidden, and empty instructions; keeps servers without tools', () => {
+    const texts = new Map([
+      ['files', 'Files notes.'],
+      ['secret', 'Hidden notes.'],
+      ['prompts', 'Prompt notes.'],
+      ['blank', '  '],
+    ]);
+    const counts = new Map([
+      ['files', { direct: 1, deferred: 3, hidden: 2 }],
+      ['secret', { direct: 0, deferred: 0, hidden: 4 }],
+    ]);
+    expect(upstreamInstructions(texts, counts, (s) => (s === 'files' ? 10 : 1024)).map((u) => [u.server, u.maxBytes])).toEqual([
+      ['files', 10],
+      ['prompts', 1024],
+    ]);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The routing rule for upstream requests (issue #8 point 2): by the related call when the transport
+ * names it, else by the only client whose calls wait; refused otherwise, never guessed.
+ */
+import { describe, expect, it } from 'vitest';
+import { CallRouter, outsideCalls, ownerOf } from '../../src/upstream/callRouting.js';
+import type { RequestOrigin } from '../../src/upstream/types.js';
+
+const origin = (session: string): RequestOrigin => ({ session, ask: async () => ({ from: session }) });
+const [a1, a2, b1] = [origin('A'), origin('A'), origin('B')];
+
+describe('ownerOf', () => {
+  it('follows the related call, even when another client’s call also waits', () => {
+    expect(ownerOf(a1, [b1, a1])).toEqual({ ok: true, origin: a1 });
+  });
+  it('refuses when the related call has ended, even with exactly one other call waiting', () => {
+    expect(ownerOf('ended', [b1])).toMatchObject({ ok: false, reason: expect.stringMatching(/already ended/) });
+  });
+  it('without a related call, picks the oldest call of the one client waiting', () => {
+    expect(ownerOf(undefined, [a1])).toEqual({ ok: true, origin: a1 });
+    expect(ownerOf(undefined, [a2, a1])).toEqual({ ok: true, origin: a2 });
+  });
+  it('without a related call, refuses with no call or with two clients’ calls waiting', () => {
+    expect(ownerOf(undefined, [])).toMatchObject({ ok: false, reason: expect.stringMatching(/no client call/) });
+    expect(ownerOf(undefined, [a1, b1])).toMatchObject({ ok: false, reason: expect.stringMatching(/calls from 2 clients/) });
+  });
+});
+
+describe('CallRouter', () => {
+  it('knows the related call inside it, and by the waiting calls outside any call', async () => {
+    const router = new CallRouter();
+    let releaseB!: () => void;
+    const b = router.track(b1, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    const insideA = await router.track(a1, async () => router.owner());
+    expect(insideA).toEqual({ ok: true, origin: a1 });
+    expect(outsideCalls(() => router.owner())).toEqual({ ok: true, origin: b1 });
+    releaseB();
+    await b;
+    expect(router.owner()).toMatchObject({ ok: false });
+  });
+
+  it('takes a request that comes after its call ended (its context kept alive) as ended, not as the call now waiting', async () => {
+    const router = new CallRouter();
+    let late!: Promise<ReturnType<CallRouter['owner']>>;
+    // A continuation that A's call created and that runs after it ended (e.g. a stream it opened).
+    await router.track(a1, async () => {
+      late = new Promise((resolve) => setTimeout(() => resolve(router.owner()), 0));
+    });
+    let releaseB!: () => void;
+    const b = router.track(b1, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    expect(await late).toMatchObject({ ok: false, reason: expect.stringMatching(/already ended/) });
+    releaseB();
+    await b;
+  });
+
+  it('on a transport that names no related call (stdio), decides by the waiting calls only', async () => {
+    const router = new CallRouter(false);
+    let releaseB!: () => void;
+    const b = router.track(b1, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    expect(await router.track(a1, async () => router.owner())).toMatchObject({ ok: false, reason: expect.stringMatching(/calls from 2 clients/) });
+    releaseB();
+    await b;
+    expect(await router.track(a1, async () => router.owner())).toEqual({ ok: true, origin: a1 });
+  });
+
+  it('a request made without an origin (toolshelf’s own) is not tracked', async () => {
+    const router = new CallRouter();
+    expect(await router.track(undefined, async () => router.owner())).toMatchObject({ ok: false, reason: expect.stringMatching(/no client call/) });
+  });
+});

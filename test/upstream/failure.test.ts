@@ -1,0 +1,46 @@
+/**
+ * A failed start names the cause under Node's bare "fetch failed", and a remote one its host and
+ * port, never the URL's path, query or credentials. Source: issue #8 point 9.
+ */
+import { describe, expect, it } from 'vitest';
+import { causeChain, describeFailure } from '../../src/upstream/failure.js';
+
+/** What Node 20's fetch throws for a refused connection: the reason is only in `cause`. */
+const refused = (port: number): TypeError =>
+  new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), { code: 'ECONNREFUSED' }) });
+
+describe('causeChain', () => {
+  it('unwraps error.cause', () => {
+    expect(causeChain(refused(9))).toBe('fetch failed: connect ECONNREFUSED 127.0.0.1:9');
+  });
+
+  it('names the inner errors of an AggregateError (IPv6 and IPv4 both refused)', () => {
+    const both = new AggregateError([new Error('connect ECONNREFUSED ::1:3001'), new Error('connect ECONNREFUSED 127.0.0.1:3001')], '');
+    expect(causeChain(new TypeError('fetch failed', { cause: both }))).toBe('fetch failed: connect ECONNREFUSED ::1:3001: connect ECONNREFUSED 127.0.0.1:3001');
+  });
+
+  it('does not repeat a cause the message already holds (the SDK SSE transport quotes it)', () => {
+    const sse = new Error('SSE error: TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9', { cause: refused(9) });
+    expect(causeChain(sse)).toBe('SSE error: TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9');
+  });
+
+  it('stops on a cycle', () => {
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    (a as { cause?: unknown }).cause = b;
+    expect(causeChain(a)).toBe('a: b');
+  });
+});
+
+describe('describeFailure', () => {
+  it('prefixes a remote failure with host:port only', () => {
+    expect(describeFailure(refused(9), { url: 'http://user:secret@127.0.0.1:9/mcp/KEY?token=t' })).toBe('127.0.0.1:9: fetch failed: connect ECONNREFUSED 127.0.0.1:9');
+    expect(describeFailure(new Error('x'), { url: 'https://mcp.example.com/mcp' })).toBe('mcp.example.com:443: x');
+  });
+
+  it('adds the stderr quote for a stdio failure', () => {
+    expect(describeFailure(new Error('MCP error -32000: Connection closed'), { stderrQuote: 'npm error code E404: 404 Not Found' })).toBe(
+      'MCP error -32000: Connection closed (stderr: npm error code E404: 404 Not Found)',
+    );
+  });
+});

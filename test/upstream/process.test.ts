@@ -1,0 +1,61 @@
+/**
+ * The environment and PATH a stdio upstream gets: npm's own variables are never passed on (under
+ * `npx toolshelf` they broke every `npx -y` upstream), an explicit `env` entry still wins, and the
+ * `node_modules/.bin` folders of the config's folder and its ancestors come first on PATH, as in
+ * npm scripts. Source: issue #8 point 8.
+ */
+import { describe, expect, it } from 'vitest';
+import { binFolders, childEnvironment, isNpmVariable } from '../../src/upstream/process.js';
+
+/** What `npx --package toolshelf toolshelf` puts in toolshelf's environment (from a real run). */
+const NPX_ENV = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/home/u',
+  npm_config_package: 'toolshelf',
+  npm_config_user_agent: 'npm/11.19.1 node/v20.20.2 linux x64 workspaces/false',
+  npm_node_execpath: '/usr/bin/node',
+  npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js',
+  npm_package_json: '/tmp/p/package.json',
+  npm_lifecycle_event: 'npx',
+  npm_lifecycle_script: 'toolshelf',
+  npm_command: 'exec',
+  INIT_CWD: '/tmp/p',
+};
+
+describe('childEnvironment (issue #8 point 8b)', () => {
+  it('drops every npm variable and INIT_CWD, keeps the rest', () => {
+    const env = childEnvironment({ command: 'npx' }, NPX_ENV);
+    expect(env).toEqual({ PATH: '/usr/bin:/bin', HOME: '/home/u' });
+  });
+
+  it('an explicit env entry still wins', () => {
+    const env = childEnvironment({ command: 'npx', env: { npm_config_registry: 'http://127.0.0.1:4873/' } }, NPX_ENV);
+    expect(env.npm_config_registry).toBe('http://127.0.0.1:4873/');
+    expect(env.npm_config_package).toBeUndefined();
+  });
+
+  it('puts the bin folders first on PATH, over an inherited or configured PATH', () => {
+    expect(childEnvironment({ command: 'x' }, NPX_ENV, ['/a/node_modules/.bin']).PATH).toBe('/a/node_modules/.bin:/usr/bin:/bin');
+    expect(childEnvironment({ command: 'x', env: { PATH: '/opt/bin' } }, NPX_ENV, ['/a/node_modules/.bin']).PATH).toBe('/a/node_modules/.bin:/opt/bin');
+    expect(childEnvironment({ command: 'x', inheritEnv: false }, NPX_ENV, ['/b']).PATH).toBe('/b:/usr/bin:/bin');
+  });
+
+  it('names npm variables case-insensitively (npm reads NPM_CONFIG_* too)', () => {
+    expect(['npm_config_package', 'NPM_CONFIG_CACHE', 'npm_lifecycle_event', 'INIT_CWD'].every(isNpmVariable)).toBe(true);
+    expect(['NODE_OPTIONS', 'PATH', 'NPMRC', 'init_cwd'].some(isNpmVariable)).toBe(false);
+  });
+});
+
+describe('binFolders (issue #8 point 8a)', () => {
+  it('lists node_modules/.bin of the folder and every ancestor, nearest first', () => {
+    // The bundled config inside an installed package: its servers' bins are in the project's folder.
+    expect(binFolders('/home/u/project/node_modules/toolshelf')).toEqual([
+      '/home/u/project/node_modules/toolshelf/node_modules/.bin',
+      '/home/u/project/node_modules/node_modules/.bin',
+      '/home/u/project/node_modules/.bin',
+      '/home/u/node_modules/.bin',
+      '/home/node_modules/.bin',
+      '/node_modules/.bin',
+    ]);
+  });
+});
