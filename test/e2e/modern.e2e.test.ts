@@ -6,6 +6,7 @@
  * elicitation, subscriptions/listen after an upstream list change, Mcp-Method/Mcp-Name checks,
  * progress and cancellation. Source: issue #9 point 3; DESIGN §9, §14; MCP spec 2026-07-28.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -111,6 +112,11 @@ describe.each(eras)('modern client over %s', (transport) => {
     expect(textOf(sampled)).toBe('model said: a summary');
     const confirmed = await client.callTool({ name: 'asker__confirm', arguments: {} });
     expect(textOf(confirmed)).toBe('user said: accept {"ok":true}');
+    // server-everything's own trigger tools, the same way.
+    const everythingSampled = await client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 20 } });
+    expect(JSON.stringify(everythingSampled.content)).toContain('a summary');
+    const everythingElicited = await client.callTool({ name: 'call_tool', arguments: { name: 'everything__trigger-elicitation-request' } });
+    expect(JSON.stringify(everythingElicited.content)).toContain('\\"action\\": \\"accept\\"');
   });
 
   it('progress reaches the client; cancelling a call cancels it upstream', async () => {
@@ -189,6 +195,37 @@ describe('modern client over HTTP, pinned, and the raw wire', () => {
     const name = await rawPost(gateway.url, modernBody(5, 'tools/call', { name: 'tool_search', arguments: { query: 'x' } }), { 'mcp-method': 'tools/call', 'mcp-name': 'call_tool' });
     expect(name.status).toBe(400);
     expect((name.json.error as { code: number }).code).toBe(-32020);
+  });
+});
+
+describe('modern requests pass the same HTTP checks as legacy ones', () => {
+  let gateway: HttpGateway;
+  const token = 'modern-s3cret';
+  beforeAll(async () => {
+    gateway = await startHttp(writeConfig({ mcpServers: { everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] } } }), ['--token', token]);
+  }, 60_000);
+  afterAll(() => gateway.stop());
+
+  it('no or a wrong bearer token gets 401, a foreign Host 403; the right token is served', async () => {
+    const body = modernBody(7, 'tools/list');
+    expect((await rawPost(gateway.url, body, { 'mcp-method': 'tools/list' })).status).toBe(401);
+    expect((await rawPost(gateway.url, body, { 'mcp-method': 'tools/list', authorization: 'Bearer wrong' })).status).toBe(401);
+    const served = await rawPost(gateway.url, body, { 'mcp-method': 'tools/list', authorization: `Bearer ${token}` });
+    expect(served.status).toBe(200);
+    expect((served.json.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+    const foreign = await new Promise<{ status: number }>((resolve, reject) => {
+      const url = new URL(gateway.url);
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', authorization: `Bearer ${token}` } },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0 });
+        },
+      );
+      req.once('error', reject);
+      req.end(body);
+    });
+    expect(foreign.status).toBe(403);
   });
 });
 

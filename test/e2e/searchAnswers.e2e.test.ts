@@ -19,12 +19,14 @@ interface Answer {
 /** The bundled servers.config.json with absolute server paths, a temp sandbox and a temp memory file. */
 function bundledConfig(): { path: string; trace: string } {
   const dir = tempDir();
-  const bundled = JSON.parse(readFileSync(join(repoRoot, 'servers.config.json'), 'utf8')) as { mcpServers: Record<string, { args: string[]; env?: object }> };
+  const bundled = JSON.parse(readFileSync(join(repoRoot, 'servers.config.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args?: string[]; env?: object }> };
   const entries: Record<string, 'filesystem' | 'memory' | 'everything' | 'sequential-thinking'> = { files: 'filesystem', memory: 'memory', everything: 'everything', thinking: 'sequential-thinking' };
   const { $schema: _schema, ...rest } = bundled as unknown as Record<string, unknown>;
   for (const [key, pkg] of Object.entries(entries)) {
     const server = bundled.mcpServers[key]!;
-    server.args = [serverEntry(pkg), ...server.args.slice(1).map((arg) => (arg === 'sandbox' ? dir : arg))];
+    // The bundled config runs each server by its npm bin; here by node and the package's entry file.
+    server.command = 'node';
+    server.args = [serverEntry(pkg), ...(server.args ?? []).map((arg) => (arg === 'sandbox' ? dir : arg))];
   }
   bundled.mcpServers.memory!.env = { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') };
   return { path: writeConfig({ ...rest, mcpServers: bundled.mcpServers }, dir), trace: join(dir, 'trace.jsonl') };

@@ -52,7 +52,7 @@ describe('HeldCalls', () => {
     expect(gone).toEqual({ content: [{ type: 'text', text: NOT_HELD_TEXT }], isError: true });
   });
 
-  it('a retry naming another tool than the held call is refused', async () => {
+  it('a retry naming another tool, or other arguments, than the held call is refused', async () => {
     const held = new HeldCalls();
     const first = (await held.serve(request('a'), ctx(), async (_extra, origin) => {
       await origin.ask('sampling/createMessage', {}, new AbortController().signal);
@@ -60,5 +60,7 @@ describe('HeldCalls', () => {
     })) as Round;
     const other = await held.serve(request('b'), ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')));
     expect((other as CallToolResult).isError).toBe(true);
+    const changed: CallToolRequest = { method: 'tools/call', params: { name: 'a', arguments: { x: 1 } } };
+    expect(await held.serve(changed, ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')))).toEqual({ content: [{ type: 'text', text: NOT_HELD_TEXT }], isError: true });
   });
 });

@@ -8,7 +8,9 @@
  * returned as the retry's result.
  *
  * `requestState` is a random 128-bit id of the held call, not data: it is a capability (only the
- * client that got it can resume the call) and is checked by lookup, so nothing needs signing. A held
+ * client that got it can resume the call), checked by lookup and bound here to the call's tool name
+ * and arguments, its expiry and a single completion; tampering can only fail the request, so it is not
+ * signed (spec: integrity protection MAY be omitted then). A held
  * call cannot move between processes (its upstream request is in flight here), so a retry that a load
  * balancer sends to another replica gets an `isError` telling the model to call again; one that never
  * comes is given up after {@link HOLD_MS}, and the upstream's request fails.
@@ -61,7 +63,12 @@ class HeldCall {
   private round: { ctx: ServerContext; progressToken: unknown } | undefined;
   private expiry: NodeJS.Timeout | undefined;
 
-  constructor(readonly name: string) {}
+  /** The retry must be the same request: same tool name, same arguments (MRTR: the originating request). */
+  readonly key: string;
+
+  constructor(request: CallToolRequest) {
+    this.key = requestKey(request);
+  }
 
   /** Starts the call for its first round (`request`, `ctx`), so the round's capabilities are known to its first upstream request. */
   start(run: StartCall, request: CallToolRequest, ctx: ServerContext): void {
@@ -169,12 +176,12 @@ export class HeldCalls {
     const state = ctx.mcpReq.requestState();
     let call: HeldCall | undefined;
     if (state === undefined) {
-      call = new HeldCall(request.params.name);
+      call = new HeldCall(request);
       this.calls.set(call.id, call);
       call.start(run, request, ctx);
     } else {
       call = typeof state === 'string' ? this.calls.get(state) : undefined;
-      if (call === undefined || call.name !== request.params.name) return errorResult(NOT_HELD_TEXT);
+      if (call === undefined || call.key !== requestKey(request)) return errorResult(NOT_HELD_TEXT);
     }
     const result = await call.serve(request, ctx);
     const id = call.id;
@@ -182,4 +189,9 @@ export class HeldCalls {
     else this.calls.delete(id);
     return result;
   }
+}
+
+/** What identifies the originating request of a held call: its tool name and arguments. */
+function requestKey(request: CallToolRequest): string {
+  return JSON.stringify([request.params.name, request.params.arguments ?? {}]);
 }
