@@ -4,7 +4,7 @@
  * `toolshelf --http` in front of it: for each target × revision the failed scenarios are exactly
  * those in conformance/expected-failures-0.2.json, each with its reason, so a new failure fails here
  * and a fixed one must leave the list. One gateway for the whole run; offline, from the lockfile;
- * bounded at 240 s (about 55 s measured on 2 shared cores). Source: issue #9 point 6.
+ * bounded at 240 s (50–80 s measured on 2 shared cores at load average 15–20). Source: issue #9 point 6.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
