@@ -8,9 +8,10 @@
  * tool by name when its client's current list has it, else through call_tool.
  * Source: issue #9 point 7; DESIGN §5, §9, §14.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
-import { serverEntry, startHttp, startStdio, textOf, writeConfig, type Connected, type HttpGateway } from '../helpers/gateway.js';
+import { serverEntry, startHttp, startStdio, textOf, writeConfig, tempDir, type Connected, type HttpGateway } from '../helpers/gateway.js';
 
 /** What the scripted model sees of its client: the tools in its current list, and how to call. */
 interface Seat {
@@ -44,7 +45,7 @@ const config = (): string =>
   writeConfig({
     mcpServers: {
       everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] },
-      memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/dev/null' } },
+      memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: join(tempDir(), 'memory.jsonl') } },
     },
   });
 

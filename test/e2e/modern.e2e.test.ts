@@ -7,16 +7,17 @@
  * progress and cancellation. Source: issue #9 point 3; DESIGN §9, §14; MCP spec 2026-07-28.
  */
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { cliPath, fixture, serverEntry, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { cliPath, fixture, serverEntry, startHttp, textOf, writeConfig, tempDir, type HttpGateway } from '../helpers/gateway.js';
 
 const config = (): string =>
   writeConfig({
     mcpServers: {
       everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] },
-      memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: '/dev/null' } },
+      memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: join(tempDir(), 'memory.jsonl') } },
       asker: { command: 'node', args: [fixture('asker.mjs')] },
       progress: { command: 'node', args: [fixture('progress.mjs')] },
       counter: { command: 'node', args: [fixture('counter.mjs')], tools: { grow: { exposure: 'direct' } } },
