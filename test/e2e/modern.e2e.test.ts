@@ -76,7 +76,8 @@ describe.each(eras)('modern client over %s', (transport) => {
       gateway = await startHttp(path);
       await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
     } else {
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', path], stderr: 'ignore' }));
+      // The SDK passes only a few safe variables by default; the test's state folder and TOOLSHELF_SHARE=0 must reach the gateway.
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', path], env: { ...process.env } as Record<string, string>, stderr: 'ignore' }));
     }
   }, 60_000);
   afterAll(async () => {
