@@ -107,7 +107,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname !== '/mcp') return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp');
   const refusal = checkRequest(req, options);
-  if (refusal) return reply(res, refusal.status, -32000, refusal.message);
+  if (refusal) {
+    // RFC 6750 §3: a 401 names the scheme the client must use.
+    if (refusal.status === 401) res.setHeader('www-authenticate', 'Bearer realm="toolshelf"');
+    return reply(res, refusal.status, -32000, refusal.message);
+  }
   const sessionId = header(req, 'mcp-session-id');
   let body: unknown;
   if (req.method === 'POST') {
@@ -192,7 +196,7 @@ function checkRequest(req: IncomingMessage, options: HttpOptions): { status: num
   if (origin) {
     let originHost: string;
     try {
-      originHost = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+      originHost = new URL(origin).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
     } catch {
       return { status: 403, message: 'Forbidden: malformed Origin' };
     }
@@ -210,10 +214,11 @@ function allowedHostnames(bound: string): Set<string> {
   return names;
 }
 
+/** The host name of a Host header, lower-cased and without a trailing dot (DNS names are case-insensitive, RFC 4343). */
 function hostname(hostHeader: string): string {
   const v6 = /^\[([^\]]+)\]/.exec(hostHeader);
-  if (v6) return v6[1] as string;
-  return hostHeader.replace(/:\d+$/, '');
+  if (v6) return (v6[1] as string).toLowerCase();
+  return hostHeader.replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase();
 }
 
 /** Constant-time comparison of `Bearer <token>` (hashes first so lengths never leak). */
