@@ -7,6 +7,8 @@
 //     session (bench/load-direct-server.mjs): the same client side as through the gateway, so the
 //     difference is the gateway hop (its HTTP front, dispatch, admission, the stdio leg);
 //   - direct stdio: one SDK Client over stdio with N calls in flight: the upstream leg alone.
+// With --modern the gateway path runs a second time with modern (2026-07-28) clients: no sessions,
+// each call a request of its own (issue #9: modern-era HTTP calls/s next to legacy-era).
 // Each path then makes --sequential calls one at a time on one session: the latency without queueing.
 // Loopback only, bounded in calls and time (exits 2 past --limit-s). Prints markdown tables; exits 1
 // unless every call was answered exactly once with its own payload.
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '500' },
     sequential: { type: 'string', default: '1000' },
     'limit-s': { type: 'string', default: '600' },
+    modern: { type: 'boolean', default: false },
   },
 });
 const CALLS = Number(values.calls);
@@ -63,10 +66,10 @@ function rssMiB(pid) {
  * Opens `count` HTTP sessions to `url`; each Client counts responses it cannot match (duplicates)
  * and other transport errors. Read the tally before closing: close() aborts the GET streams.
  */
-async function httpClients(url, count, tally) {
+async function httpClients(url, count, tally, era = 'legacy') {
   const clients = [];
   for (let i = 0; i < count; i += 1) {
-    const client = new Client({ name: `load-${i}`, version: '1.0.0' });
+    const client = new Client({ name: `load-${i}`, version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
     client.onerror = (error) => void (/unknown message ID/i.test(error.message) ? (tally.duplicates += 1) : (tally.transportErrors += 1));
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     clients.push(client);
@@ -150,22 +153,22 @@ async function directHttp() {
   return summary;
 }
 
-async function throughGateway() {
+async function throughGateway(era = 'legacy') {
   const dir = mkdtempSync(join(tmpdir(), 'toolshelf-load-'));
   const config = join(dir, 'servers.config.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'], tools: { echo: { exposure: 'direct' } } } } }));
   const { child, url } = await startChild([join(root, 'dist/cli.js'), '--config', config, '--http', '127.0.0.1:0'], /serving Streamable HTTP at (\S+)/);
   const rss = { idle: rssMiB(child.pid) };
   const tally = { duplicates: 0, transportErrors: 0 };
-  const clients = await httpClients(url, SESSIONS, tally);
+  const clients = await httpClients(url, SESSIONS, tally, era);
   rss.sessionsOpen = rssMiB(child.pid);
   await load('warm', clients, SESSIONS, WARMUP, 'everything__echo');
   const run = await load('gateway', clients, SESSIONS, CALLS, 'everything__echo');
   rss.afterCalls = rssMiB(child.pid);
   const one = await load('gateway-seq', clients, 1, SEQUENTIAL, 'everything__echo');
   const summary = {
-    loaded: summarize(`through toolshelf, HTTP (${SESSIONS} sessions)`, run, tally),
-    sequential: summarize('through toolshelf, HTTP (1 session)', one, tally),
+    loaded: summarize(era === 'modern' ? `through toolshelf, HTTP, modern (${SESSIONS} clients)` : `through toolshelf, HTTP (${SESSIONS} sessions)`, run, tally),
+    sequential: summarize(era === 'modern' ? 'through toolshelf, HTTP, modern (1 client)' : 'through toolshelf, HTTP (1 session)', one, tally),
     rss,
   };
   await Promise.all(clients.map((c) => c.close()));
@@ -237,7 +240,8 @@ try {
   const stdio = await directStdio();
   const http = await directHttp();
   const gateway = await throughGateway();
-  const allAnswered = print([stdio, http, gateway], gateway.rss);
+  const modern = values.modern ? [await throughGateway('modern')] : [];
+  const allAnswered = print([stdio, http, gateway, ...modern], gateway.rss);
   process.exitCode = allAnswered ? 0 : 1;
 } finally {
   clearTimeout(limit);

@@ -7,9 +7,10 @@ import { serverPrefixes } from './catalog/naming.js';
 import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
+import type { ModernFront } from './gateway/modern/front.js';
 import type { SocketFront } from './gateway/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
-import type { GatewaySession } from './gateway/session.js';
+import type { GatewaySession, SessionOptions } from './gateway/session.js';
 import type { Admit } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
 import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
@@ -57,14 +58,25 @@ export interface Running {
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
   const sessions = new Map<string, GatewaySession>();
+  // Modern (2026-07-28) clients: no sessions; set once the serving code is loaded (issue #9).
+  let modern: ModernFront | undefined;
   // The serving code loads while the upstreams start (DESIGN §13 start-up).
-  const serving = Promise.all([import('./gateway/session.js'), import('./gateway/http.js'), import('./gateway/stdio.js'), import('./schema/admit.js'), import('./gateway/instructions.js')]);
+  const serving = Promise.all([
+    import('./gateway/session.js'),
+    import('./gateway/http.js'),
+    import('./gateway/stdio.js'),
+    import('./schema/admit.js'),
+    import('./gateway/instructions.js'),
+    import('./gateway/modern/front.js'),
+  ]);
   const opened = await openShelf(config, logger, options.version, {
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
+      modern?.catalogueChanged();
     },
     onNotification: (server, notification) => {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
+      modern?.forwardNotification(server, notification);
     },
     // The connection has already decided which client's call the request belongs to (issue #8 point 2).
     onServerRequest: (_server, method, params, signal, origin) => origin.ask(method, params, signal),
@@ -75,16 +87,19 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const watch = options.configFile ? await watchForReload(options.configFile, opened, logger) : undefined;
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { gatewayInstructions, upstreamInstructions }] = await serving;
+  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { gatewayInstructions, upstreamInstructions }, { createModernFront }] =
+    await serving;
   const admit = admitter(opened.config, new Admission(), logger);
-  const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
-    // A session keeps the settings of the config applied when it began.
+  /**
+   * What a client is served with under the config applied now: a legacy session keeps it from when it
+   * began, a modern request (issue #9) gets it afresh each time.
+   */
+  const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => {
     const now = opened.config();
-    // Upstreams ready now pass on their instructions; the client reads them once, at initialize (issue #8 point 10).
+    // Upstreams ready now pass on their instructions (issue #8 point 10).
     const budgetOf = (server: string): number => now.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
     const instructions = gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), opened.current().catalogue.counts, budgetOf));
-    const session = new GatewaySession({
-      id,
+    return {
       instructions,
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       version: options.version,
@@ -116,10 +131,15 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         discoveryMode: now.discovery.mode,
         alwaysLoad: now.discovery.alwaysLoad,
       },
-    });
+    };
+  };
+  const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
+    const session = new GatewaySession({ id, ...sessionOptions(maxResultBytes) });
     sessions.set(id, session);
     return session;
   };
+  const modernFront = createModernFront(() => sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES));
+  modern = modernFront;
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -129,6 +149,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     shuttingDown ??= (async () => {
       watch?.close();
       await front?.close();
+      await modernFront.close();
       await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
       await opened.close();
       await options.trace.close();
@@ -148,6 +169,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       logger,
       createSession: makeSession,
       onSessionClosed: (id) => sessions.delete(id),
+      modern: (req, res, body) => modernFront.serveHttp(req, res, body),
     }).catch(async (error: NodeJS.ErrnoException) => {
       watch?.close();
       await opened.close();
@@ -169,13 +191,14 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         logger.info(`no client for ${options.socket?.idleExitMs} ms; the shared instance ends`);
         void shutdown();
       },
+      modern: () => modernFront.stdioServer(),
     }).catch(async (error: Error) => {
       watch?.close();
       await opened.close();
       throw new StartupError(`cannot listen on ${options.socket?.path}: ${error.message}`);
     });
   } else {
-    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown());
+    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioServer());
   }
   return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
 }

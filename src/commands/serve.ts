@@ -3,7 +3,7 @@
  * config, starts, prints the summary on stderr, and waits for the client to go or a signal.
  * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
  */
-import { readFileSync } from 'node:fs';
+import { readConfigText } from '../config/load.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
@@ -96,7 +96,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   const configPath = chooseConfig(values.config, process.cwd(), err);
   const config = loadOrReport(configPath, err);
   if (!config) return EXIT_USAGE;
-  const configFile = { path: resolve(configPath), text: readFileSync(configPath, 'utf8') };
+  const configFile = { path: resolve(configPath), text: readConfigText(configPath) };
   const logger = createLogger(level.value);
   const instance = values['shared-instance'];
   if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {

@@ -6,9 +6,8 @@
  * the text unchanged does nothing.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { parseConfig } from './load.js';
+import { parseConfig, readConfigText } from './load.js';
 import type { Config, ConfigProblem } from './types.js';
 
 /** Quiet time after the last file event before the file is read, in ms (editors write in bursts). */
@@ -40,7 +39,7 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   const check = async (): Promise<void> => {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = readConfigText(file);
     } catch (error) {
       // Mid-rename the file can be missing for a moment; the rename's own event brings us back.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;

@@ -48,6 +48,11 @@ export interface HttpOptions {
   readonly maxSessions?: number;
   /** Told when a session ends (DELETE, idle, transport closed, shutdown). */
   readonly onSessionClosed: (id: string) => void;
+  /**
+   * Serves a modern (2026-07-28) request, resolving false for a legacy one (issue #9, DESIGN §14):
+   * modern requests have no session and are answered before the session logic.
+   */
+  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<boolean>;
 }
 
 /** A running HTTP front: its bound address and a close that ends every session. */
@@ -102,7 +107,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname !== '/mcp') return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp');
   const refusal = checkRequest(req, options);
-  if (refusal) return reply(res, refusal.status, -32000, refusal.message);
+  if (refusal) {
+    // RFC 6750 §3: a 401 names the scheme the client must use.
+    if (refusal.status === 401) res.setHeader('www-authenticate', 'Bearer realm="toolshelf"');
+    return reply(res, refusal.status, -32000, refusal.message);
+  }
   const sessionId = header(req, 'mcp-session-id');
   let body: unknown;
   if (req.method === 'POST') {
@@ -111,6 +120,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     // The request's own id when it can be read (JSON-RPC 2.0 §5; issue #8 item 7).
     if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
+    if (options.modern && (await options.modern(req, res, body))) return;
   }
   if (sessionId) {
     const found = live.get(sessionId);
@@ -186,7 +196,7 @@ function checkRequest(req: IncomingMessage, options: HttpOptions): { status: num
   if (origin) {
     let originHost: string;
     try {
-      originHost = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+      originHost = new URL(origin).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
     } catch {
       return { status: 403, message: 'Forbidden: malformed Origin' };
     }
@@ -204,10 +214,11 @@ function allowedHostnames(bound: string): Set<string> {
   return names;
 }
 
+/** The host name of a Host header, lower-cased and without a trailing dot (DNS names are case-insensitive, RFC 4343). */
 function hostname(hostHeader: string): string {
   const v6 = /^\[([^\]]+)\]/.exec(hostHeader);
-  if (v6) return v6[1] as string;
-  return hostHeader.replace(/:\d+$/, '');
+  if (v6) return (v6[1] as string).toLowerCase();
+  return hostHeader.replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase();
 }
 
 /** Constant-time comparison of `Bearer <token>` (hashes first so lengths never leak). */

@@ -60,3 +60,16 @@ function checkedResult(result: Record<string, unknown>, who: string): { result: 
   if (parsed.success) return { result: result as CallToolResult };
   return { result: errorResult(`${who} returned a malformed result: ${parsed.error.issues[0]?.message ?? 'invalid'}`), failure: 'malformed_result' };
 }
+
+/**
+ * `result`, or an `isError` when its compact JSON is over `limitBytes` (a client that drops the
+ * connection on a larger message, e.g. SDK stdio clients at 10 MiB; breaker finding C4). No limit:
+ * `result` unchanged.
+ */
+export function fitResult(result: CallToolResult, limitBytes: number | undefined, measure: (value: unknown) => { bytes: number }): CallToolResult {
+  if (limitBytes === undefined) return result;
+  const { bytes } = measure(result);
+  if (bytes <= limitBytes) return result;
+  const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
+  return errorResult(`The tool's result is ${mib(bytes)}, more than this client accepts over stdio (${mib(limitBytes)}). Ask for less (a range, a page, a filter).`);
+}

@@ -8,7 +8,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolRe
 import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedTools } from './advertise.js';
-import { errorResult } from './results.js';
+import { fitResult } from './results.js';
 import { SHELF_INSTRUCTIONS } from './instructions.js';
 import { GatewayServer, handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from './clients.js';
@@ -198,12 +198,7 @@ export class GatewaySession {
   }
 
   private fitResult(result: CallToolResult): CallToolResult {
-    const limit = this.options.maxResultBytes;
-    if (limit === undefined) return result;
-    const { bytes } = this.options.measure(result);
-    if (bytes <= limit) return result;
-    const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
-    return errorResult(`The tool's result is ${mib(bytes)}, more than this client accepts over stdio (${mib(limit)}). Ask for less (a range, a page, a filter).`);
+    return fitResult(result, this.options.maxResultBytes, this.options.measure);
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
 import { MAX_STDIO_RESULT_BYTES, serveStream } from './stdio.js';
@@ -21,6 +22,8 @@ export interface SocketFrontOptions {
   /** How long the instance outlives its last client; 0 ends it at once. */
   readonly idleExitMs: number;
   readonly onIdle: () => void;
+  /** The Server for a relayed client that opens with `server/discover` (modern era, issue #9). */
+  readonly modern: () => Server;
 }
 
 /** A listening socket front. */
@@ -58,7 +61,7 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
       armIdle();
     };
     socket.once('close', ended);
-    void serveStream(session, socket, socket, ended).catch((error: Error) => {
+    void serveStream(session, socket, socket, ended, options.modern).catch((error: Error) => {
       logger.warn(`client ${id}: ${error.message}`);
       ended();
     });

@@ -10,7 +10,8 @@
  */
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { Server } from '@modelcontextprotocol/server';
+import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 
@@ -23,17 +24,22 @@ export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
  */
 export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
 
-/** Connects `session` to this process's stdio; `onEnd` runs once when the client goes away. */
-export function serveStdio(session: GatewaySession, onEnd: () => void): Promise<void> {
-  return serveStream(session, process.stdin, process.stdout, onEnd);
+/**
+ * Serves this process's stdio; `onEnd` runs once when the client goes away. `modern` builds the
+ * Server for a connection that opens with `server/discover` (see {@link serveStream}).
+ */
+export function serveStdio(session: GatewaySession, onEnd: () => void, modern: () => Server): Promise<void> {
+  return serveStream(session, process.stdin, process.stdout, onEnd, modern);
 }
 
 /**
- * Connects `session` to a newline-delimited JSON-RPC stream pair with stdio's framing and checks:
- * the process's stdio, or one relayed client's socket in a shared instance (issue #11 point 1).
- * `onEnd` runs once when the input ends or the transport closes.
+ * Connects a newline-delimited JSON-RPC stream pair with stdio's framing and checks: the process's
+ * stdio, or one relayed client's socket in a shared instance (issue #11 point 1). `onEnd` runs once
+ * when the input ends. The SDK's era-pinning entry owns the connection: an opening `initialize` pins
+ * it to `session` (legacy), an opening `server/discover` to the Server `modern` builds (issue #9,
+ * DESIGN §14).
  */
-export async function serveStream(session: GatewaySession, input: Readable, output: Writable, onEnd: () => void): Promise<void> {
+export async function serveStream(session: GatewaySession, input: Readable, output: Writable, onEnd: () => void, modern: () => Server): Promise<void> {
   let ended = false;
   const end = (): void => {
     if (ended) return;
@@ -58,12 +64,12 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
   });
   const transport = new StdioServerTransport(lines, output);
   const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
-  transport.onclose = end;
-  transport.onerror = (error) => {
+  // The entry takes the transport's onclose and onerror: the input's end (above) tells of the client going.
+  const onerror = (error: Error): void => {
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
   input.pipe(lines);
-  await session.connect(transport);
+  serveEras(({ era }) => (era === 'modern' ? modern() : session.server), { transport, onerror });
 }
 
 /** The JSON value of a line, or undefined when it is not JSON. */

@@ -5,7 +5,7 @@
  * created 0700, files 0600, and every file is written to a temp name and renamed, so a reader never
  * sees half a file. Source: issue #11 points 1–2 (XDG Base Directory: `$XDG_STATE_HOME`).
  */
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -23,9 +23,15 @@ export function stateDir(env: Readonly<Record<string, string | undefined>>): str
   return join(xdg ? resolve(xdg) : join(homedir(), '.local', 'state'), 'toolshelf');
 }
 
-/** Creates `dir` (and parents) readable by the current user only. */
+/**
+ * Creates `dir` (and parents) readable by the current user only. A `dir` that already exists with
+ * access for group or others (made by hand, or by someone else beforehand) is narrowed to 0700:
+ * `mkdir`'s mode applies only to folders it creates, and in a folder others may write to, they could
+ * replace a shared instance's socket or read its log.
+ */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
 /**

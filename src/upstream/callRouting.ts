@@ -39,19 +39,31 @@ export type Owner = { readonly ok: true; readonly origin: RequestOrigin } | { re
  *   call can be its cause); nobody when no call waits or calls from two or more clients wait.
  * Returns the origin to use (the oldest waiting call of that client), or the reason for refusing.
  */
-export function ownerOf(relatedOrigin: RequestOrigin | 'ended' | undefined, waiting: readonly RequestOrigin[]): Owner {
+export function ownerOf(relatedOrigin: RequestOrigin | 'ended' | undefined, waiting: readonly RequestOrigin[], abandoned: readonly RequestOrigin[] = []): Owner {
   if (relatedOrigin === 'ended') return { ok: false, reason: 'the call it belongs to has already ended' };
   if (relatedOrigin) return { ok: true, origin: relatedOrigin };
   const first = waiting[0];
   if (!first) return { ok: false, reason: 'no client call is waiting on this server' };
   const clients = new Set(waiting.map((o) => o.session)).size;
   if (clients > 1) return { ok: false, reason: `calls from ${clients} clients are waiting on this server and the request does not say which one it belongs to` };
+  // A call another client cancelled, or that timed out, may still be running upstream (cancellation
+  // is only a request): its sampling or elicitation could come now, while this client's call waits.
+  if (abandoned.some((o) => o.session !== first.session)) {
+    return { ok: false, reason: 'a call another client cancelled or gave up on may still be running on this server, and the request does not say which one it belongs to' };
+  }
   return { ok: true, origin: first };
 }
+
+/** How long a cancelled or timed-out call still counts as possibly running upstream (the default `maxTotalMs`). */
+export const ABANDONED_MS = 600_000;
+/** Most abandoned calls remembered per upstream connection; the oldest are forgotten first. */
+const MAX_ABANDONED = 256;
 
 /** One per upstream connection: the requests waiting on it, by client, oldest first. */
 export class CallRouter {
   private readonly waiting = new Set<Pending>();
+  /** Calls the gateway stopped waiting for without an answer (cancelled, timed out), with when they stop counting. */
+  private readonly abandoned: { readonly origin: RequestOrigin; readonly until: number }[] = [];
 
   /**
    * `namesRelated`: whether the transport can name the related call (Streamable HTTP). Only then is
@@ -61,17 +73,40 @@ export class CallRouter {
   constructor(private readonly namesRelated = true) {}
 
   /** Runs `send` as a request made for `origin` (untracked without one: toolshelf's own requests carry no client's data). */
-  track<T>(origin: RequestOrigin | undefined, send: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `send` as a request made for `origin` (untracked without one: toolshelf's own requests carry
+   * no client's data). `unanswered` says from its value whether the upstream never answered it (the
+   * client cancelled it or it timed out): the call then counts as abandoned for {@link ABANDONED_MS},
+   * since the upstream may still be working on it.
+   */
+  track<T>(origin: RequestOrigin | undefined, send: () => Promise<T>, unanswered?: (value: T) => boolean): Promise<T> {
     if (!origin) return send();
     const pending: Pending = { origin, router: this };
     this.waiting.add(pending);
-    return (this.namesRelated ? related.run(pending, send) : send()).finally(() => this.waiting.delete(pending));
+    return (this.namesRelated ? related.run(pending, send) : send())
+      .then((value) => {
+        if (unanswered?.(value)) this.abandon(origin);
+        return value;
+      })
+      .finally(() => this.waiting.delete(pending));
+  }
+
+  /** Forgets abandoned calls: the upstream they ran on has ended. */
+  forgetAbandoned(): void {
+    this.abandoned.length = 0;
+  }
+
+  private abandon(origin: RequestOrigin): void {
+    this.abandoned.push({ origin, until: Date.now() + ABANDONED_MS });
+    if (this.abandoned.length > MAX_ABANDONED) this.abandoned.shift();
   }
 
   /** The owner of the upstream request being handled now, by {@link ownerOf}. */
   owner(): Owner {
     const current = related.getStore();
     const relatedOrigin = current === undefined ? undefined : current.router === this && this.waiting.has(current) ? current.origin : 'ended';
-    return ownerOf(relatedOrigin, [...this.waiting].map((p) => p.origin));
+    const now = Date.now();
+    while (this.abandoned.length > 0 && this.abandoned[0]!.until <= now) this.abandoned.shift();
+    return ownerOf(relatedOrigin, [...this.waiting].map((p) => p.origin), this.abandoned.map((a) => a.origin));
   }
 }

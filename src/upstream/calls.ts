@@ -23,7 +23,7 @@ export const DEFAULT_MAX_TOTAL_MS = 600_000;
 export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string } };
 
 /** SDK v1's `ErrorCode.RequestTimeout` and `ErrorCode.ConnectionClosed` (SDK conventions, not MCP spec codes). */
-const LEGACY_REQUEST_TIMEOUT = -32001;
+export const LEGACY_REQUEST_TIMEOUT = -32001;
 const LEGACY_CONNECTION_CLOSED = -32000;
 
 /** Returned instead of an outcome when a remote session expired (HTTP 404): the connection renews it and sends once more. */

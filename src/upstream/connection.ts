@@ -18,7 +18,7 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { describeFailure } from './failure.js';
-import { EXPIRED_AGAIN, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
+import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
 import { signInFailure } from './outcome.js';
@@ -388,6 +388,7 @@ export class UpstreamConnection {
   private onClosed(client: Client): void {
     if (client !== this.client || this.status !== 'ready') return;
     this.status = 'down';
+    this.calls.forgetAbandoned();
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
     this.lastError = `the server ${endedBy}${quote ? `: ${quote}` : ''}`;
@@ -438,6 +439,7 @@ export class UpstreamConnection {
               retryInMs: () => this.retryInMs(),
             }),
           ),
+          (outcome) => outcome !== undefined && outcome !== SESSION_EXPIRED && (outcome.kind === 'timeout' || outcome.kind === 'cancelled'),
         ),
       );
     let outcome = await send();
@@ -468,7 +470,13 @@ export class UpstreamConnection {
    * remote session is renewed and the request sent once more, as for calls.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
-    const outcome = await this.inUseFor(() => this.calls.track(options.origin, () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server))));
+    const outcome = await this.inUseFor(() =>
+      this.calls.track(
+        options.origin,
+        () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server)),
+        (result) => result !== undefined && result !== SESSION_EXPIRED && !result.ok && (options.signal?.aborted === true || result.error.code === LEGACY_REQUEST_TIMEOUT),
+      ),
+    );
     if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     return outcome;

@@ -42,9 +42,26 @@ export function causeChain(error: unknown): string {
  * is worth quoting.
  */
 export function describeFailure(error: unknown, where: { readonly url?: string; readonly stderrQuote?: string | undefined }): string {
-  if (where.url !== undefined) return `${hostOf(where.url)}: ${causeChain(error)}`;
+  if (where.url !== undefined) return `${hostOf(where.url)}: ${withoutUrl(causeChain(error), where.url)}`;
   const message = error instanceof Error ? error.message : String(error);
   return where.stderrQuote ? `${message} (stderr: ${where.stderrQuote})` : message;
+}
+
+/**
+ * `text` with `url` (as written and as parsed) replaced by `the server URL`, and the user and
+ * password of any other URL in it left out: Node's fetch quotes a URL with credentials whole
+ * ("Request cannot be constructed from a URL that includes credentials: http://user:secret@…").
+ */
+function withoutUrl(text: string, url: string): string {
+  const forms = new Set([url]);
+  try {
+    forms.add(new URL(url).href);
+  } catch {
+    // Not a URL: only the text as written is looked for.
+  }
+  let out = text;
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) if (form !== '') out = out.split(form).join('the server URL');
+  return out.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1');
 }
 
 /** `host:port` of `url` as written (the default port omitted by URL is added back for clarity). */

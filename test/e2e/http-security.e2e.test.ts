@@ -55,6 +55,16 @@ describe('HTTP front, no token (DESIGN §11)', () => {
     expect(JSON.parse(answer.body).error.message).toMatch(/Host/);
   });
 
+  it('host names compare case-insensitively, a trailing dot included (RFC 4343): LOCALHOST and localhost. are served', async () => {
+    const port = new URL(gateway.url).port;
+    for (const name of [`LOCALHOST:${port}`, `localhost.:${port}`, `LocalHost`]) {
+      const answer = await rawHttp(gateway.url, { headers: { host: name }, body: initBody });
+      expect(answer.status, name).toBe(200);
+    }
+    const evil = await rawHttp(gateway.url, { headers: { host: `LOCALHOST.evil.example:${port}` }, body: initBody });
+    expect(evil.status).toBe(403);
+  });
+
   it('a foreign Origin is refused with 403; a localhost Origin is served', async () => {
     const evil = await rawHttp(gateway.url, { headers: { origin: 'http://evil.example' }, body: initBody });
     expect(evil.status).toBe(403);
@@ -121,7 +131,10 @@ describe('bearer token (DESIGN §11)', () => {
     it(`with ${label}: a missing or wrong token gets 401, the right one is served`, async () => {
       const gateway = await spawnHttp(emptyConfig(), args, env);
       try {
-        expect((await rawHttp(gateway.url, { body: initBody })).status).toBe(401);
+        const missing = await rawHttp(gateway.url, { body: initBody });
+        expect(missing.status).toBe(401);
+        // RFC 6750 §3: the 401 names the scheme.
+        expect(missing.headers['www-authenticate']).toMatch(/^Bearer /);
         expect((await rawHttp(gateway.url, { headers: { authorization: 'Bearer wrong' }, body: initBody })).status).toBe(401);
         expect((await rawHttp(gateway.url, { headers: { authorization: token }, body: initBody })).status).toBe(401);
         const { client } = await connect(gateway.url, { authorization: `Bearer ${token}` });

@@ -114,6 +114,22 @@ describe('upstream requests are routed by the call that caused them', () => {
     });
   }
 
+  it('a call A cancelled that keeps running upstream (stdio) cannot ask B, whose call is then the only one waiting (breaker)', async () => {
+    let started!: () => void;
+    const aReached = new Promise<void>((resolve) => (started = resolve));
+    const cancel = new AbortController();
+    const asking = a.client
+      .callTool({ name: 'local__ask', arguments: { prompt: 'secret of A', kind: 'sampling', afterHold: true } }, { onprogress: () => started(), signal: cancel.signal })
+      .catch((error: unknown) => error);
+    await aReached;
+    cancel.abort('A gave up');
+    expect(await asking).toBeInstanceOf(Error);
+    // The fixture ignores the cancellation: B's hold lets A's handler go on and ask while B's call waits.
+    await whileBWaits('local', () => new Promise((resolve) => setTimeout(resolve, 1000)));
+    expect(b.seen).toEqual([]);
+    expect(a.seen).toEqual([]);
+  });
+
   it('server-everything’s sampling tool (stdio) reaches A alone, and is refused while B’s long operation waits on it', async () => {
     const sample = async (): Promise<{ isError?: unknown; text: string }> => {
       const result = await a.client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'secret of A', maxTokens: 10 } });

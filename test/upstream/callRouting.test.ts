@@ -26,7 +26,40 @@ describe('ownerOf', () => {
   });
 });
 
+describe('ownerOf with abandoned calls', () => {
+  it('refuses while another client’s cancelled or timed-out call may still run upstream; the same client’s is no obstacle', () => {
+    expect(ownerOf(undefined, [b1], [a1])).toMatchObject({ ok: false, reason: expect.stringMatching(/cancelled or gave up on/) });
+    expect(ownerOf(undefined, [a2], [a1])).toEqual({ ok: true, origin: a2 });
+    expect(ownerOf(undefined, [], [a1])).toMatchObject({ ok: false, reason: expect.stringMatching(/no client call/) });
+  });
+});
+
 describe('CallRouter', () => {
+  it('keeps a call the upstream never answered (cancelled, timed out) as abandoned: another client’s call is then not taken for its cause (breaker: A cancels, its sampling reached B)', async () => {
+    const router = new CallRouter(false);
+    await router.track(a1, async () => 'cancelled', (value) => value === 'cancelled');
+    let releaseB!: () => void;
+    const b = router.track(b1, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    expect(router.owner()).toMatchObject({ ok: false, reason: expect.stringMatching(/cancelled or gave up on/) });
+    releaseB();
+    await b;
+    router.forgetAbandoned();
+    const b2 = router.track(b1, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    expect(router.owner()).toEqual({ ok: true, origin: b1 });
+    releaseB();
+    await b2;
+  });
+
+  it('does not keep a call the upstream answered (an error included) as abandoned', async () => {
+    const router = new CallRouter(false);
+    await router.track(a1, async () => 'error', (value) => value === 'cancelled');
+    let releaseB!: () => void;
+    const b = router.track(b1, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    expect(router.owner()).toEqual({ ok: true, origin: b1 });
+    releaseB();
+    await b;
+  });
+
   it('knows the related call inside it, and by the waiting calls outside any call', async () => {
     const router = new CallRouter();
     let releaseB!: () => void;

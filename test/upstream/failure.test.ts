@@ -38,6 +38,15 @@ describe('describeFailure', () => {
     expect(describeFailure(new Error('x'), { url: 'https://mcp.example.com/mcp' })).toBe('mcp.example.com:443: x');
   });
 
+  it('never quotes the URL or its credentials, even when the error does (Node fetch on a URL with user:password@)', () => {
+    const url = 'http://user:secret@127.0.0.1:9/mcp?token=t';
+    const quoted = new Error(`SSE error: Request cannot be constructed from a URL that includes credentials: ${url}`);
+    expect(describeFailure(quoted, { url })).toBe('127.0.0.1:9: SSE error: Request cannot be constructed from a URL that includes credentials: the server URL');
+    const parsed = new TypeError(`Request cannot be constructed from a URL that includes credentials: ${new URL(url).href}`);
+    expect(describeFailure(parsed, { url: 'http://user:secret@127.0.0.1:9/mcp?token=t' })).not.toContain('secret');
+    expect(describeFailure(new Error('redirected to https://a:b@other.example/x'), { url })).toBe('127.0.0.1:9: redirected to https://other.example/x');
+  });
+
   it('adds the stderr quote for a stdio failure', () => {
     expect(describeFailure(new Error('MCP error -32000: Connection closed'), { stderrQuote: 'npm error code E404: 404 Not Found' })).toBe(
       'MCP error -32000: Connection closed (stderr: npm error code E404: 404 Not Found)',

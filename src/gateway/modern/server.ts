@@ -1,0 +1,162 @@
+/**
+ * The SDK Server that answers one modern (2026-07-28) request (HTTP) or connection (stdio). It holds
+ * no client state: `tools/list` is the direct tools, `tool_search` and `call_tool`, the same bytes
+ * before and after any search or call (nothing is ever promoted for a modern client), in the fixed
+ * order of DESIGN §9; found tools run through `call_tool` or by their real name from the manifest.
+ * What varies per client (discovery mode, description limit) is read from the request's own `_meta`
+ * clientInfo, never from a connection. Source: DESIGN §9, §14; MCP spec 2026-07-28, Server › Tools
+ * (Capabilities: the list must not vary per connection or as a side effect of other requests).
+ */
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/core';
+import {
+  CLIENT_INFO_META_KEY,
+  isInputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Implementation,
+  type JSONRPCRequest,
+  type Result,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
+import { advertisedTools } from '../advertise.js';
+import { CALL_TOOL } from '../bridgeTools.js';
+import { descriptionLimit, discoveryMode } from '../clients.js';
+import { dispatchCall } from '../dispatch.js';
+import { handleRequest } from '../handlers.js';
+import { SHELF_INSTRUCTIONS } from '../instructions.js';
+import { passthroughCapabilities, registerPassthrough } from '../passthrough.js';
+import { fitResult } from '../results.js';
+import type { SessionOptions } from '../session.js';
+import type { HeldCalls } from './heldCalls.js';
+
+/** What a modern server is built from: a legacy session's options without its id, and the process's held calls. */
+export type ModernOptions = Omit<SessionOptions, 'id'> & { readonly held: HeldCalls };
+
+/**
+ * Cache hint on modern `tools/list` results (MCP spec 2026-07-28, Server › Utilities › Caching).
+ * `private`: the list depends on the requesting client's clientInfo (discovery mode, description
+ * limit), which a shared cache would not key on. 60 s: an upstream's list change is also announced on
+ * `subscriptions/listen`; a client without a listen stream sees it within a minute.
+ */
+export const TOOLS_LIST_CACHE = { ttlMs: 60_000, cacheScope: 'private' } as const;
+
+/** tool_search's opening sentence for modern clients; no longer than the legacy one, so a client's description limit still holds. */
+export const MODERN_SEARCH_PREAMBLE = 'Search the tools listed below by what you want to do; matches come with their parameters. Run one with call_tool, or by its name.';
+
+/** call_tool's description for modern clients, whose tool list never grows. */
+export const MODERN_CALL_TOOL_DESCRIPTION =
+  'Run a tool returned by tool_search or named in its index (they are not in your tool list, which never changes): pass its exact name and its arguments. Calling it by its own name works too.';
+
+/** The opening of the server instructions for modern clients (server/discover), in place of {@link SHELF_INSTRUCTIONS}. */
+export const MODERN_INSTRUCTIONS =
+  'Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one with call_tool or by its name.';
+
+let calls = 0;
+
+/**
+ * The SDK Server with its tools/call seam kept for `input_required` (the era check, the at-least-one
+ * rule, the client-capability gate) but a complete result passed back as the upstream sent it: the
+ * seam's result re-validation would drop fields (the reason GatewayServer bypasses it; issue #2 item 9).
+ */
+export class ModernServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const complete = new WeakMap<JSONRPCRequest, Result>();
+    const seam = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (isInputRequiredResult(result)) return result;
+      complete.set(request, result);
+      return { content: [] };
+    });
+    return async (request, ctx) => {
+      const result = await seam(request, ctx);
+      return complete.get(request) ?? result;
+    };
+  }
+}
+
+/** Builds the Server for one modern request or connection. */
+export function modernServer(options: ModernOptions): ModernServer {
+  const capabilities = passthroughCapabilities(options.passthrough.directory);
+  const server = new ModernServer(
+    { name: 'toolshelf', version: options.version },
+    { capabilities: { tools: { listChanged: true }, ...capabilities }, instructions: modernInstructions(options.instructions ?? SHELF_INSTRUCTIONS), cacheHints: { 'tools/list': TOOLS_LIST_CACHE } },
+  );
+  handleRequest(server, ListToolsRequestSchema, (request, ctx) => {
+    if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
+    return { tools: modernTools(options, clientName(ctx)) };
+  });
+  handleRequest(server, CallToolRequestSchema, (request, ctx) =>
+    options.held.serve(request, ctx, async (extra, origin) => {
+      const name = clientName(ctx);
+      const mode = discoveryMode(options.settings.discoveryMode, name);
+      calls += 1;
+      const outcome = await dispatchCall(request, extra, {
+        callId: `modern:${calls}`,
+        session: 'modern',
+        shelf: options.shelf(),
+        caller: options.caller,
+        admit: options.admit,
+        trace: options.trace,
+        settings: { ...options.settings, discoveryEnabled: options.settings.discoveryEnabled && mode === 'own' },
+        callToolEnabled: callToolOn(options, mode),
+        deferredListed: mode === 'client',
+        // Nothing is promoted for a modern client (DESIGN §9): `outcome.promote` is not applied.
+        isPromoted: () => false,
+        origin,
+      });
+      return fitResult(outcome.result, options.maxResultBytes, options.measure);
+    }),
+  );
+  registerPassthrough(server, capabilities, {
+    ...options.passthrough,
+    subscriptions: new Set(),
+    ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
+  });
+  return server;
+}
+
+/**
+ * The modern tools/list for a client named `name` (undefined: unnamed). Pure over the current shelf:
+ * the same catalogue and name give the same bytes.
+ */
+export function modernTools(options: Omit<ModernOptions, 'held'>, name: string | undefined): Tool[] {
+  const shelf = options.shelf();
+  const mode = discoveryMode(options.settings.discoveryMode, name);
+  const search = options.settings.discoveryEnabled && mode === 'own';
+  const tools = advertisedTools(shelf.catalogue, [], {
+    searchDescription: search ? modernSearchDescription(shelf.searchDescription(descriptionLimit(name))) : undefined,
+    maxLimit: options.settings.maxLimit,
+    callTool: callToolOn(options, mode),
+    mode,
+    alwaysLoad: options.settings.alwaysLoad,
+  });
+  return tools.map((tool) => (tool.name === CALL_TOOL && !shelf.catalogue.get(CALL_TOOL) ? { ...tool, description: MODERN_CALL_TOOL_DESCRIPTION } : tool));
+}
+
+/** The instructions with the modern opening in place of the legacy one; upstreams' own follow unchanged. */
+export function modernInstructions(legacy: string): string {
+  return legacy.startsWith(SHELF_INSTRUCTIONS) ? MODERN_INSTRUCTIONS + legacy.slice(SHELF_INSTRUCTIONS.length) : legacy;
+}
+
+/** tool_search's description with the modern opening sentence in place of the legacy one. */
+export function modernSearchDescription(legacy: string): string {
+  return legacy.startsWith(TOOL_SEARCH_PREAMBLE) ? MODERN_SEARCH_PREAMBLE + legacy.slice(TOOL_SEARCH_PREAMBLE.length) : legacy;
+}
+
+/** call_tool is the way to run a found tool for a modern client, so only `bridge.callTool: "never"` turns it off. */
+function callToolOn(options: Omit<ModernOptions, 'held'>, mode: 'own' | 'client'): boolean {
+  return mode === 'own' && options.settings.callTool !== 'never';
+}
+
+/** The requesting client's name from the request's `_meta` envelope (2026-07-28: clientInfo is per request). */
+function clientName(ctx: ServerContext): string | undefined {
+  const info = ctx.mcpReq.envelope?.[CLIENT_INFO_META_KEY as never] as Implementation | undefined;
+  return typeof info?.name === 'string' ? info.name : undefined;
+}
