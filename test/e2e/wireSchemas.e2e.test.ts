@@ -42,12 +42,15 @@ overEachTransport(configPath, (gateway) => {
   it('tool_search results carry valid inputSchemas; after list_changed the re-list with the promoted tools succeeds', async () => {
     const { client } = gateway();
     const changed = nextListChanged(client);
-    const found = await client.callTool({ name: 'tool_search', arguments: { query: 'hostile declaration', limit: 20 } });
-    const results = (found.structuredContent as { tools: { name: string; parameters: unknown }[] }).tools;
-    expect(results.map((r) => r.name).sort()).toEqual(DEFERRED.map((t) => `hostile__${t}`));
-    for (const r of results) expect(ToolSchema.shape.inputSchema.safeParse(r.parameters).success, r.name).toBe(true);
-    // MCP 2025-11-25 also wants each property schema an object (the SDK v2 neutral schema takes any JSON value).
-    for (const r of results) for (const p of Object.values((r.parameters as { properties?: object }).properties ?? {})) expect(p, r.name).toBeTypeOf('object');
+    // An exact-name search makes that tool the one strong match: full schema, promoted (issue #12 item 2).
+    for (const t of DEFERRED) {
+      const found = await client.callTool({ name: 'tool_search', arguments: { query: `hostile__${t}` } });
+      const [first] = (found.structuredContent as { tools: { name: string; parameters?: unknown }[] }).tools;
+      expect(first?.name).toBe(`hostile__${t}`);
+      expect(ToolSchema.shape.inputSchema.safeParse(first?.parameters).success, t).toBe(true);
+      // MCP 2025-11-25 also wants each property schema an object (the SDK v2 neutral schema takes any JSON value).
+      for (const p of Object.values((first?.parameters as { properties?: object }).properties ?? {})) expect(p, t).toBeTypeOf('object');
+    }
     await changed;
     const { tools } = await client.listTools();
     expect(tools.slice(DIRECT.length + 2).map((t) => t.name).sort()).toEqual(DEFERRED.map((t) => `hostile__${t}`));
