@@ -1,0 +1,104 @@
+// Proxy overhead bench (issue #9 "Numbers"; not a test): the latency toolshelf adds to one tool call
+// over stdio, gateway vs direct to the same upstream, both eras, in one run:
+//   - legacy: a 2025-11-25 SDK Client → server-everything `echo`, straight and through toolshelf;
+//   - modern: a 2026-07-28 SDK Client (pinned) → the modern-only fixture's `echo` (a v2 server that
+//     refuses `initialize`), straight and through toolshelf.
+// toolshelf runs over stdio twice: unshared (`--no-share`: client → gateway → upstream) and shared
+// (the default over stdio: client → stdio front → Unix socket → shared instance → upstream).
+// Calls are one at a time, in interleaved rounds (each round runs every path for --batch calls), so a
+// busy machine slows every path alike; the added latency is the gateway path's p50 minus the direct
+// path's p50 of the same era. Unique payloads; exits 1 unless every call returned its own payload.
+// Run after a build: `npm run bench:overhead` (options: --rounds 40 --batch 50 --warmup 300).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const modernOnly = join(root, 'test/fixtures/servers/modernOnly.mjs');
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '40' },
+    batch: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '300' },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const BATCH = Number(values.batch);
+const WARMUP = Number(values.warmup);
+const state = mkdtempSync(join(tmpdir(), 'toolshelf-overhead-'));
+const env = { ...process.env, TOOLSHELF_STATE_DIR: state, TOOLSHELF_SHARE: '1' };
+
+const ERAS = {
+  legacy: { server: [everything, 'stdio'], tool: 'echo', arg: 'message', expect: (p) => `Echo: ${p}`, client: {} },
+  modern: { server: [modernOnly], tool: 'echo', arg: 'text', expect: (p) => `modern echo: ${p}`, client: { versionNegotiation: { mode: { pin: '2026-07-28' } } } },
+};
+
+function gatewayConfig(era) {
+  const file = join(state, `${era}.config.json`);
+  const spec = ERAS[era];
+  const protocol = era === 'modern' ? 'modern' : 'legacy';
+  writeFileSync(file, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: spec.server, protocol, tools: { [spec.tool]: { exposure: 'direct' } } } } }));
+  return file;
+}
+
+async function connect(era, via) {
+  const spec = ERAS[era];
+  const client = new Client({ name: `overhead-${era}-${via}`, version: '1.0.0' }, spec.client);
+  const args = via === 'direct' ? spec.server : [join(root, 'dist/cli.js'), '--config', gatewayConfig(era), '--log-level', 'error', ...(via === 'unshared' ? ['--no-share'] : ['--share'])];
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, env, stderr: 'ignore' }));
+  const tool = via === 'direct' ? spec.tool : `up__${spec.tool}`;
+  const listed = (await client.listTools()).tools.map((t) => t.name);
+  if (!listed.includes(tool)) throw new Error(`${era} ${via}: ${tool} not listed (${listed.join(', ')})`);
+  return { era, via, client, tool, latencies: [], wrong: 0 };
+}
+
+async function calls(path, n, record) {
+  const spec = ERAS[path.era];
+  for (let i = 0; i < n; i += 1) {
+    const payload = `${path.era}-${path.via}-${i}-${Math.random().toString(36).slice(2)}`;
+    const t0 = performance.now();
+    const result = await path.client.callTool({ name: path.tool, arguments: { [spec.arg]: payload } });
+    const ms = performance.now() - t0;
+    if (result.isError || result.content?.[0]?.text !== spec.expect(payload)) path.wrong += 1;
+    if (record) path.latencies.push(ms);
+  }
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const f = (n) => n.toFixed(3);
+
+const paths = [];
+try {
+  for (const era of Object.keys(ERAS)) for (const via of ['direct', 'unshared', 'shared']) paths.push(await connect(era, via));
+  for (const path of paths) await calls(path, WARMUP, false);
+  for (let r = 0; r < ROUNDS; r += 1) for (const path of paths) await calls(path, BATCH, true);
+  const stats = new Map(paths.map((p) => {
+    const sorted = [...p.latencies].sort((a, b) => a - b);
+    return [`${p.era}/${p.via}`, { p50: pct(sorted, 50), p90: pct(sorted, 90), p99: pct(sorted, 99) }];
+  }));
+  const label = { direct: 'direct', unshared: 'through toolshelf (`--no-share`)', shared: 'through toolshelf (shared, the stdio default)' };
+  const lines = [
+    `One call at a time over stdio, ${ROUNDS} interleaved rounds × ${BATCH} calls per path (${WARMUP} warm-up calls each); Node ${process.version}.`,
+    '',
+    '| era | path | p50 ms | p90 ms | p99 ms | added p50 ms | p50 ratio |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const p of paths) {
+    const s = stats.get(`${p.era}/${p.via}`);
+    const base = stats.get(`${p.era}/direct`);
+    const added = p.via === 'direct' ? '—' : f(s.p50 - base.p50);
+    const ratio = p.via === 'direct' ? '—' : `${(s.p50 / base.p50).toFixed(2)}×`;
+    lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${ratio} |`);
+  }
+  console.log(lines.join('\n'));
+  const wrong = paths.reduce((n, p) => n + p.wrong, 0);
+  if (wrong) console.error(`${wrong} calls did not return their own payload`);
+  process.exitCode = wrong ? 1 : 0;
+} finally {
+  await Promise.all(paths.map((p) => p.client.close()));
+}
