@@ -79,7 +79,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       modern?.forwardNotification(server, notification);
     },
     // The connection has already decided which client's call the request belongs to (issue #8 point 2).
-    onServerRequest: (_server, method, params, signal, origin) => origin.ask(method, params, signal),
+    onServerRequest: (_server, method, params, signal, origin, inputKey) => origin.ask(method, params, signal, inputKey),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
     interactiveSignIn: true,

@@ -64,6 +64,11 @@ export function registerPassthrough(
     maxResultBytes?: number;
     /** The client request an upstream request is made for (its sampling and elicitation go there; issue #8 point 2). */
     originFor?: (extra: Extra) => RequestOrigin;
+    /**
+     * Runs a prompts/get as a held request (modern clients: the upstream's requests during it come
+     * back as `input_required`; heldCalls.ts), `get` being the request itself with its own origin.
+     */
+    hold?: (request: { method: string; params: { name: string; arguments?: unknown } }, extra: Extra, get: (extra: Extra, origin: RequestOrigin) => Promise<Item>) => Promise<Item>;
   },
 ): void {
   const { directory, routes } = deps;
@@ -132,7 +137,9 @@ export function registerPassthrough(
     });
     handleRequest(server, GetPromptRequestSchema, async (request, extra) => {
       const route = await promptRoute(request.params.name);
-      return fit(await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, via(extra)), `prompt ${request.params.name}`) as never;
+      const get = async (ctx: Extra, origin?: RequestOrigin): Promise<Item> =>
+        fit(await ask(directory, route.server, 'prompts/get', { ...request.params, name: route.upstream }, origin ? { signal: ctx.mcpReq.signal, origin } : via(ctx)), `prompt ${request.params.name}`);
+      return (deps.hold ? deps.hold(request, extra, get) : get(extra)) as never;
     });
   }
   if (capabilities.completions) {

@@ -16,6 +16,7 @@ import { dispatchCall, type DispatchSettings } from './dispatch.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
 import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
+import { clientCapabilityFor } from '../upstream/relay.js';
 import type { RequestOrigin } from '../upstream/types.js';
 
 /** Everything a session is given by the composition root. */
@@ -210,14 +211,14 @@ export class GatewaySession {
     return { session: this.options.id, ask: (method, params, signal) => this.ask(method, params, signal, extra) };
   }
 
-  /** Whether this client declared the capability an upstream request needs (sampling, elicitation). */
+  /** Whether this client declared the capability an upstream request needs (sampling, elicitation, roots). */
   private canAnswer(method: string): boolean {
-    const caps = this.server.getClientCapabilities();
-    return (method === 'sampling/createMessage' && caps?.sampling !== undefined) || (method === 'elicitation/create' && caps?.elicitation !== undefined);
+    const capability = clientCapabilityFor(method);
+    return capability !== undefined && this.server.getClientCapabilities()?.[capability] !== undefined;
   }
 
   /**
-   * Sends an upstream's request (sampling/createMessage, elicitation/create) to this client as part
+   * Sends an upstream's request (sampling/createMessage, elicitation/create, roots/list) to this client as part
    * of its request `extra`, and returns its result verbatim. Rejects with -32601 when this client
    * did not declare the capability, with the client's error, or on `signal`.
    */

@@ -27,8 +27,11 @@ export function outsideCalls<T>(fn: () => T): T {
   return related.exit(fn);
 }
 
-/** Who an upstream request goes to, or why nobody can be told for certain. */
-export type Owner = { readonly ok: true; readonly origin: RequestOrigin } | { readonly ok: false; readonly reason: string };
+/**
+ * Who an upstream request goes to, or why nobody can be told for certain; `idle` when no client call
+ * waits on the upstream at all (the request is the upstream's own, e.g. roots/list at start-up).
+ */
+export type Owner = { readonly ok: true; readonly origin: RequestOrigin } | { readonly ok: false; readonly reason: string; readonly idle?: true };
 
 /**
  * The rule (issue #8 point 2; README "Sampling and elicitation"):
@@ -37,14 +40,20 @@ export type Owner = { readonly ok: true; readonly origin: RequestOrigin } | { re
  * - no related call: the client of the calls waiting on this upstream when they all come from one
  *   client (under MCP a request about a call is sent before that call's answer, so no other client's
  *   call can be its cause); nobody when no call waits or calls from two or more clients wait.
+ *   Calls {@link RequestOrigin.parked} (held for their client's `input_required` retry, their
+ *   upstream waiting on that answer) count only when no other call waits: an idle held call does not
+ *   make a running call's request ambiguous (issue #9 point 6). On stdio nothing on the wire names
+ *   the related call (the legacy JSON-RPC request carries no related id), so this is the only signal.
  * Returns the origin to use (the oldest waiting call of that client), or the reason for refusing.
  */
 export function ownerOf(relatedOrigin: RequestOrigin | 'ended' | undefined, waiting: readonly RequestOrigin[], abandoned: readonly RequestOrigin[] = []): Owner {
   if (relatedOrigin === 'ended') return { ok: false, reason: 'the call it belongs to has already ended' };
   if (relatedOrigin) return { ok: true, origin: relatedOrigin };
-  const first = waiting[0];
-  if (!first) return { ok: false, reason: 'no client call is waiting on this server' };
-  const clients = new Set(waiting.map((o) => o.session)).size;
+  const running = waiting.filter((o) => o.parked?.() !== true);
+  const candidates = running.length > 0 ? running : waiting;
+  const first = candidates[0];
+  if (!first) return { ok: false, reason: 'no client call is waiting on this server', idle: true };
+  const clients = new Set(candidates.map((o) => o.session)).size;
   if (clients > 1) return { ok: false, reason: `calls from ${clients} clients are waiting on this server and the request does not say which one it belongs to` };
   // A call another client cancelled, or that timed out, may still be running upstream (cancellation
   // is only a request): its sampling or elicitation could come now, while this client's call waits.

@@ -345,7 +345,7 @@ export class UpstreamConnection {
     const open = async (prior: PriorDiscovery | undefined): Promise<Client> => {
       const transport = candidate();
       const negotiation = negotiationFor(setting, isStdioShaped(transport), this.startTimeoutMs());
-      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, () => this.ownerOfRequest(), negotiation);
+      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, (method) => this.ownerOfRequest(method), negotiation);
       this.client = client;
       this.transport = transport;
       await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
@@ -373,10 +373,10 @@ export class UpstreamConnection {
     this.lastWarned = cause;
   }
 
-  /** Who the upstream request being handled belongs to (callRouting.ts); a refusal is logged. */
-  private ownerOfRequest(): Owner {
+  /** Who the upstream request `method` being handled belongs to (callRouting.ts); a refusal is logged (not a roots/list with no call waiting: relay.ts answers it). */
+  private ownerOfRequest(method: string): Owner {
     const owner = this.calls.owner();
-    if (!owner.ok) this.options.logger.info(`upstream "${this.key}": refused a request for the client: ${owner.reason}`);
+    if (!owner.ok && !(owner.idle && method === 'roots/list')) this.options.logger.info(`upstream "${this.key}": refused a request for the client: ${owner.reason}`);
     return owner;
   }
 

@@ -1,18 +1,23 @@
 /**
  * The SDK Client toolshelf opens to an upstream, and the relay of that upstream's requests meant for
- * the client (sampling/createMessage, elicitation/create). Those capabilities are declared only when
- * a relay is given: only capabilities really forwarded are advertised. Each request goes to the
- * client whose call caused it, as `owner` decides; when it cannot tell, the upstream gets a JSON-RPC
- * error and no client sees the request. Source: MCP spec, Client features; issue #5 item 4; issue #8 point 2.
+ * the client (sampling/createMessage, elicitation/create, roots/list). Those capabilities are declared
+ * only when a relay is given: only capabilities really forwarded are advertised. Each request goes to
+ * the client whose call caused it, as `owner` decides; when it cannot tell, the upstream gets a
+ * JSON-RPC error and no client sees the request. A roots/list made while no client call waits (an
+ * upstream asking at start-up, shared by every client) is answered with no roots: toolshelf has none
+ * of its own, and one client's roots must not become every client's (servers such as
+ * server-filesystem then keep their configured directories).
+ * Source: MCP spec, Client features (Roots, Sampling, Elicitation); issue #5 item 4; issue #8 point 2; issue #9 point 6.
  */
 import { Client, ProtocolError, ProtocolErrorCode, type ClientOptions } from '@modelcontextprotocol/client';
 import type { Owner } from './callRouting.js';
 import type { RequestOrigin } from './types.js';
 
 /**
- * Answers upstream `key`'s request `method` (sampling/createMessage or elicitation/create) with
- * `params` by asking the client of `origin`; `signal` fires when the upstream cancels. Resolves to
- * the client's result, sent back verbatim.
+ * Answers upstream `key`'s request `method` (sampling/createMessage, elicitation/create or
+ * roots/list) with `params` by asking the client of `origin`; `signal` fires when the upstream
+ * cancels; `inputKey` is the upstream's own key for it (a modern upstream's `inputRequests` key).
+ * Resolves to the client's result, sent back verbatim.
  */
 export type ServerRequestRelay = (
   key: string,
@@ -20,15 +25,24 @@ export type ServerRequestRelay = (
   params: Record<string, unknown> | undefined,
   signal: AbortSignal,
   origin: RequestOrigin,
+  inputKey?: string,
 ) => Promise<Record<string, unknown>>;
 
 /** What toolshelf offers an upstream when it can relay to the client (MCP spec, Client features). */
-const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {} };
+const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {}, roots: {} };
+
+/** The upstream requests relayed to a client. */
+const RELAYED_METHODS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
+
+/** The client capability an upstream request `method` needs (MCP spec, Client features); undefined for one never relayed. */
+export function clientCapabilityFor(method: string): 'sampling' | 'elicitation' | 'roots' | undefined {
+  return method === 'sampling/createMessage' ? 'sampling' : method === 'elicitation/create' ? 'elicitation' : method === 'roots/list' ? 'roots' : undefined;
+}
 
 /**
  * A new, unconnected Client for upstream `key`, introducing itself as toolshelf `version`. With
  * `relay`, it declares sampling and elicitation and hands each such request to `relay` with the
- * origin `owner()` names (read while the request is handled); when `owner()` names none, the upstream
+ * origin `owner(method)` names (read while the request is handled); when it names none, the upstream
  * gets -32600 with the reason. Without `relay`, it declares no capabilities. `versionNegotiation`
  * picks the era handshake (era.ts); on the modern era the same handlers answer an upstream's
  * `input_required` rounds, the SDK Client sending the answers back (issue #9 point 4).
@@ -37,16 +51,19 @@ export function newUpstreamClient(
   key: string,
   version: string,
   relay: ServerRequestRelay | undefined,
-  owner: () => Owner,
+  owner: (method: string) => Owner,
   versionNegotiation?: ClientOptions['versionNegotiation'],
 ): Client {
   const client = new Client({ name: 'toolshelf', version }, { capabilities: relay ? RELAYED_CAPABILITIES : {}, ...(versionNegotiation ? { versionNegotiation } : {}) });
   if (!relay) return client;
-  for (const method of ['sampling/createMessage', 'elicitation/create'] as const) {
+  for (const method of RELAYED_METHODS) {
     client.setRequestHandler(method, (request, ctx) => {
-      const found = owner();
+      const found = owner(method);
+      if (!found.ok && found.idle && method === 'roots/list') return { roots: [] } as never;
       if (!found.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `toolshelf cannot tell which client this ${request.method} is for: ${found.reason}. Send it during the tool call it belongs to.`);
-      return relay(key, request.method, request.params as Record<string, unknown> | undefined, ctx.mcpReq.signal, found.origin) as never;
+      // On the modern era the handler answers one of an input_required result's requests, and its id is the upstream's key for it.
+      const inputKey = client.getProtocolEra() === 'modern' && typeof ctx.mcpReq.id === 'string' ? ctx.mcpReq.id : undefined;
+      return relay(key, request.method, request.params as Record<string, unknown> | undefined, ctx.mcpReq.signal, found.origin, inputKey) as never;
     });
   }
   return client;

@@ -27,8 +27,19 @@ export interface ProgressUpdate {
 export interface RequestOrigin {
   /** The downstream session's id: two origins with one session are one client. */
   readonly session: string;
-  /** Sends `method` to that client; resolves to its result verbatim, rejects with its error or on `signal`. */
-  ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Sends `method` to that client; resolves to its result verbatim, rejects with its error or on
+   * `signal`. `key` is the upstream's own name for the request when it sent one (a modern upstream's
+   * `inputRequests` key), kept where the client sees keys (`input_required`; issue #9 point 4).
+   */
+  ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>>;
+  /**
+   * True while this request's client has been handed everything the upstream asked during it and the
+   * upstream waits on that answer (a modern call held for its `input_required` retry): an upstream
+   * sends a call's requests together and then waits, so a request arriving now is not this call's
+   * while another call runs (callRouting.ts). Absent: never parked.
+   */
+  parked?(): boolean;
 }
 
 /** Per-call options. Times in ms. */

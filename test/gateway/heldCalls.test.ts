@@ -1,8 +1,9 @@
 /**
  * Held calls for modern clients' `input_required` rounds (issue #9 point 3), driven with the request
  * context fields the SDK hands a tools/call handler: an upstream request becomes an input request
- * named by key, the retry's answer resolves it, a retry without the answer asks again, an unknown
- * `requestState` gets the call-again isError, and a client without the capability is refused.
+ * named by key (the upstream's own when it gave one), the retry's answer resolves it, a retry without
+ * the answer asks again under a fresh state, an unknown or spent `requestState` gets -32602 with the
+ * call-again text, a client without the capability gets -32021 (SEP-2575), and a parked call says so.
  */
 import { describe, expect, it } from 'vitest';
 import type { CallToolRequest, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
@@ -27,29 +28,46 @@ type Round = CallToolResult & { resultType?: string; inputRequests?: Record<stri
 describe('HeldCalls', () => {
   it('an upstream request becomes input_required; the answer goes back and the result ends the call', async () => {
     const held = new HeldCalls();
-    let refused: unknown;
+    let parked: (() => boolean) | undefined;
     const first = (await held.serve(request('asker__summarize'), ctx(), async (_extra, origin) => {
-      refused = await origin.ask('elicitation/create', {}, new AbortController().signal).catch((error: Error) => error.message);
+      parked = origin.parked;
       const answer = await origin.ask('sampling/createMessage', { maxTokens: 5 }, new AbortController().signal);
       return { content: [{ type: 'text', text: `got ${JSON.stringify(answer)}` }] };
     })) as Round;
     expect(first.resultType).toBe('input_required');
     expect(Object.keys(first.inputRequests ?? {})).toEqual(['sampling-1']);
     expect(first.inputRequests?.['sampling-1']?.method).toBe('sampling/createMessage');
-    // Its client declared sampling only: an elicitation is refused at once, not asked.
-    expect(refused).toMatch(/does not support elicitation\/create/);
+    // Its client holds the round: the call is parked (callRouting.ts does not take it for a new request's cause).
+    expect(parked?.()).toBe(true);
 
-    // A retry without the answer is asked the same thing again.
+    // A retry without the answer is asked the same thing again, under a new state; the old one is spent.
     const again = (await held.serve(request('asker__summarize'), ctx({ state: first.requestState }), () => Promise.reject(new Error('not started twice')))) as Round;
     expect(Object.keys(again.inputRequests ?? {})).toEqual(['sampling-1']);
-    expect(again.requestState).toBe(first.requestState);
+    expect(again.requestState).not.toBe(first.requestState);
+    await expect(held.serve(request('asker__summarize'), ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')))).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(NOT_HELD_TEXT) });
 
-    const last = (await held.serve(request('asker__summarize'), ctx({ state: first.requestState, responses: { 'sampling-1': { model: 'm' } } }), () => Promise.reject(new Error('not started twice')))) as Round;
+    const last = (await held.serve(request('asker__summarize'), ctx({ state: again.requestState, responses: { 'sampling-1': { model: 'm' } } }), () => Promise.reject(new Error('not started twice')))) as Round;
     expect(last.resultType).toBeUndefined();
     expect(last.content).toEqual([{ type: 'text', text: 'got {"model":"m"}' }]);
     // The call is over: its state names nothing any more.
-    const gone = await held.serve(request('asker__summarize'), ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')));
-    expect(gone).toEqual({ content: [{ type: 'text', text: NOT_HELD_TEXT }], isError: true });
+    await expect(held.serve(request('asker__summarize'), ctx({ state: again.requestState }), () => Promise.reject(new Error('unused')))).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('keeps the upstream’s own input key; a request the client cannot answer fails the round with -32021 naming the capability', async () => {
+    const held = new HeldCalls();
+    const keyed = (await held.serve(request('a'), ctx(), async (_extra, origin) => {
+      await origin.ask('sampling/createMessage', {}, new AbortController().signal, 'capital_question');
+      return { content: [] };
+    })) as Round;
+    expect(Object.keys(keyed.inputRequests ?? {})).toEqual(['capital_question']);
+
+    let upstreamGot: unknown;
+    const refused = held.serve(request('b'), ctx(), async (_extra, origin) => {
+      upstreamGot = await origin.ask('elicitation/create', {}, new AbortController().signal).catch((error: Error) => error.message);
+      return { content: [] };
+    });
+    await expect(refused).rejects.toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+    expect(upstreamGot).toMatch(/does not support elicitation\/create/);
   });
 
   it('a retry naming another tool, or other arguments, than the held call is refused', async () => {
@@ -58,9 +76,8 @@ describe('HeldCalls', () => {
       await origin.ask('sampling/createMessage', {}, new AbortController().signal);
       return { content: [] };
     })) as Round;
-    const other = await held.serve(request('b'), ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')));
-    expect((other as CallToolResult).isError).toBe(true);
+    await expect(held.serve(request('b'), ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')))).rejects.toMatchObject({ code: -32602 });
     const changed: CallToolRequest = { method: 'tools/call', params: { name: 'a', arguments: { x: 1 } } };
-    expect(await held.serve(changed, ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')))).toEqual({ content: [{ type: 'text', text: NOT_HELD_TEXT }], isError: true });
+    await expect(held.serve(changed, ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')))).rejects.toMatchObject({ code: -32602 });
   });
 });

@@ -26,6 +26,24 @@ describe('ownerOf', () => {
   });
 });
 
+describe('ownerOf with parked calls (held for their client’s input_required retry; issue #9 point 6)', () => {
+  const parked = (session: string): RequestOrigin => ({ ...origin(session), parked: () => true });
+  it('a parked call of another client does not make a running call’s request ambiguous', () => {
+    const p = parked('P');
+    expect(ownerOf(undefined, [p, a1])).toEqual({ ok: true, origin: a1 });
+    expect(ownerOf(undefined, [p, parked('Q'), a1])).toEqual({ ok: true, origin: a1 });
+  });
+  it('parked calls still count when nothing else waits, and two clients’ running calls are still refused', () => {
+    const p = parked('P');
+    expect(ownerOf(undefined, [p])).toEqual({ ok: true, origin: p });
+    expect(ownerOf(undefined, [p, parked('Q')])).toMatchObject({ ok: false, reason: expect.stringMatching(/calls from 2 clients/) });
+    expect(ownerOf(undefined, [p, a1, b1])).toMatchObject({ ok: false, reason: expect.stringMatching(/calls from 2 clients/) });
+  });
+  it('says when no call waits at all (roots/list then gets an empty list, relay.ts)', () => {
+    expect(ownerOf(undefined, [])).toMatchObject({ ok: false, idle: true });
+  });
+});
+
 describe('ownerOf with abandoned calls', () => {
   it('refuses while another client’s cancelled or timed-out call may still run upstream; the same client’s is no obstacle', () => {
     expect(ownerOf(undefined, [b1], [a1])).toMatchObject({ ok: false, reason: expect.stringMatching(/cancelled or gave up on/) });

@@ -13,31 +13,54 @@
  * signed (spec: integrity protection MAY be omitted then). A held
  * call cannot move between processes (its upstream request is in flight here), so a retry that a load
  * balancer sends to another replica gets an `isError` telling the model to call again; one that never
- * comes is given up after {@link HOLD_MS}, and the upstream's request fails.
- * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests; issue #9 point 3.
+ * comes is given up after {@link HOLD_MS}, and the upstream's request fails. tools/call and
+ * prompts/get are held alike (both may answer `input_required`).
+ *
+ * Input keys are the upstream's own when it named them (a modern upstream's `inputRequests`), else
+ * `<kind>-<n>`. A legacy upstream sends a round's requests one by one with nothing marking the last,
+ * so a round is answered once no new request came for {@link ROUND_SETTLE_MS}. While its client holds
+ * the round, the call is parked (RequestOrigin.parked): its upstream waits on that answer.
+ * A request the client did not declare the capability for fails the round with -32021
+ * MissingRequiredClientCapability (HTTP 400; SEP-2575); the upstream gets -32601 for it and ends
+ * the request by itself (not cancelled: a cancelled call would count as abandoned, callRouting.ts).
+ * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests; issue #9 points 3 and 6.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
-  type CallToolRequest,
-  type CallToolResult,
   type ClientCapabilities,
   type InputRequiredResult,
+  type Result,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { clientCapabilityFor } from '../../upstream/relay.js';
 import type { RequestOrigin } from '../../upstream/types.js';
-import { errorResult } from '../results.js';
 import { RELAY_TIMEOUT_MS } from '../session.js';
 
 /** How long a held call waits for the client's retry after answering `input_required`, in ms (a person may be answering; the legacy relay's limit). */
 export const HOLD_MS = RELAY_TIMEOUT_MS;
 
-/** The answer to a retry that names no call held here. */
+/**
+ * How long a round stays open for more requests after the last one came, in ms: a legacy upstream
+ * writes a round's requests back to back (the SDK's shim: all of one `input_required` at once), so
+ * they arrive within a few ms; a person answers the round, so the wait costs nothing noticeable.
+ */
+export const ROUND_SETTLE_MS = 50;
+
+/** The answer (a -32602 error) to a retry that names no call held here: the spec's refusal of state that fails verification. */
 export const NOT_HELD_TEXT =
   'This call was waiting for your answer on another toolshelf instance, or waited longer than 10 minutes, and cannot be resumed here. Call the tool again.';
+
+/** A request that can be held: a tools/call or a prompts/get. */
+export interface HeldRequest {
+  readonly method: string;
+  readonly params: { readonly name: string; readonly arguments?: unknown; readonly _meta?: { readonly progressToken?: unknown } };
+}
 
 interface Ask {
   readonly method: string;
@@ -47,61 +70,85 @@ interface Ask {
 }
 
 /**
- * Runs one call to its end. `extra` carries the held call's own signal and progress sink; `origin`
- * is where the upstream's sampling and elicitation during it go (issue #8 point 2: to this call only).
+ * Runs one request to its end. `extra` carries the held call's own signal and progress sink; `origin`
+ * is where the upstream's sampling, elicitation and roots/list during it go (issue #8 point 2: to this call only).
  */
-export type StartCall = (extra: ServerContext, origin: RequestOrigin) => Promise<CallToolResult>;
+export type StartCall<R extends Result> = (extra: ServerContext, origin: RequestOrigin) => Promise<R>;
 
-/** One tools/call from a modern client whose upstream call may outlive the request that started it. */
-class HeldCall {
+/** How the started request ended: its result, or what it threw. */
+type Outcome<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
+
+/** One request from a modern client whose upstream request may outlive the round that started it. */
+class HeldCall<R extends Result> {
   readonly id = randomBytes(16).toString('base64url');
+  /** The `requestState` of the round last answered: a fresh random id each round, so an earlier round's state no longer resumes the call. */
+  state = this.id;
   private readonly asks = new Map<string, Ask>();
   private readonly abort = new AbortController();
   private asked = 0;
-  private outcome: CallToolResult | undefined;
+  private outcome: Outcome<R> | undefined;
+  private refusal: MissingRequiredClientCapabilityError | undefined;
+  private parked = false;
   private wake: (() => void) | undefined;
   private round: { ctx: ServerContext; progressToken: unknown } | undefined;
   private expiry: NodeJS.Timeout | undefined;
 
-  /** The retry must be the same request: same tool name, same arguments (MRTR: the originating request). */
+  /** The retry must be the same request: same method, name and arguments (MRTR: the originating request). */
   readonly key: string;
 
-  constructor(request: CallToolRequest) {
+  constructor(request: HeldRequest) {
     this.key = requestKey(request);
   }
 
-  /** Starts the call for its first round (`request`, `ctx`), so the round's capabilities are known to its first upstream request. */
-  start(run: StartCall, request: CallToolRequest, ctx: ServerContext): void {
+  /** Starts the request for its first round (`request`, `ctx`), so the round's capabilities are known to its first upstream request. */
+  start(run: StartCall<R>, request: HeldRequest, ctx: ServerContext): void {
     this.round = { ctx, progressToken: request.params._meta?.progressToken };
     const extra = { mcpReq: { signal: this.abort.signal, notify: (n: { method: string; params?: Record<string, unknown> }) => this.notify(n) } };
-    const origin: RequestOrigin = { session: `modern:${this.id}`, ask: (method, params, signal) => this.ask(method, params, signal) };
-    void run(extra as unknown as ServerContext, origin)
-      .catch((error: Error) => errorResult(`toolshelf could not finish the call: ${error.message}`))
-      .then((result) => {
-        this.outcome = result;
-        this.wake?.();
-      });
+    const origin: RequestOrigin = {
+      session: `modern:${this.id}`,
+      ask: (method, params, signal, key) => this.ask(method, params, signal, key),
+      parked: () => this.parked,
+    };
+    void run(extra as unknown as ServerContext, origin).then(
+      (value) => this.end({ ok: true, value }),
+      (error: unknown) => this.end({ ok: false, error }),
+    );
+  }
+
+  private end(outcome: Outcome<R>): void {
+    this.outcome = outcome;
+    this.wake?.();
   }
 
   /** Whether the client declared, on the current round's `_meta`, the capability `method` needs. */
   private canAnswer(method: string): boolean {
     const caps = this.round?.ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as ClientCapabilities | undefined;
-    return (method === 'sampling/createMessage' && caps?.sampling !== undefined) || (method === 'elicitation/create' && caps?.elicitation !== undefined);
+    const capability = clientCapabilityFor(method);
+    return capability !== undefined && caps?.[capability] !== undefined;
   }
 
   /**
-   * Puts an upstream's request to the client in the next `input_required` round; resolves with the
-   * client's answer from the retry. Rejects with -32601 when the client did not declare the
-   * capability, or on `signal`.
+   * Puts an upstream's request to the client in the next `input_required` round, under the
+   * upstream's `key` when it gave one that is free; resolves with the client's answer from the retry.
+   * When the client did not declare the capability, the round fails with -32021 and this rejects
+   * with -32601; rejects on `signal` too.
    */
-  private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
-    if (!this.canAnswer(method)) return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`));
+  private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>> {
+    if (!this.canAnswer(method)) {
+      const capability = clientCapabilityFor(method) ?? method;
+      this.refusal ??= new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { [capability]: {} } },
+        `The upstream server needs ${method} to go on with this request, and this client did not declare the ${capability} capability`,
+      );
+      this.wake?.();
+      return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`));
+    }
     return new Promise((resolve, reject) => {
       this.asked += 1;
-      const key = `${method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}-${this.asked}`;
-      this.asks.set(key, { method, params, sent: false, resolve });
+      const name = key !== undefined && !this.asks.has(key) ? key : `${clientCapabilityFor(method)}-${this.asked}`;
+      this.asks.set(name, { method, params, sent: false, resolve });
       signal.addEventListener('abort', () => {
-        this.asks.delete(key);
+        this.asks.delete(name);
         reject(signal.reason as Error);
       });
       this.wake?.();
@@ -110,11 +157,13 @@ class HeldCall {
 
   /**
    * Serves one round: answers the asks the retry carries (unanswered ones are asked again), then waits
-   * until the upstream call ends (its result) or asks for something new (`input_required`). The
-   * round's cancellation cancels the upstream call.
+   * until the upstream request ends (its result) or asks for something new (`input_required`, once
+   * the round settled). The round's cancellation cancels the upstream request.
+   * @throws MissingRequiredClientCapabilityError (-32021) when the upstream asked for what the client cannot answer; what the request threw.
    */
-  async serve(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  async serve(request: HeldRequest, ctx: ServerContext): Promise<R | InputRequiredResult> {
     clearTimeout(this.expiry);
+    this.parked = false;
     this.round = { ctx, progressToken: request.params._meta?.progressToken };
     const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, Record<string, unknown>>;
     for (const [key, ask] of this.asks) {
@@ -133,13 +182,21 @@ class HeldCall {
     ctx.mcpReq.signal.addEventListener('abort', cancel);
     try {
       for (;;) {
-        if (this.outcome) return this.outcome;
-        if (this.abort.signal.aborted) return errorResult('Cancelled.');
-        const fresh = [...this.asks].filter(([, ask]) => !ask.sent);
-        if (fresh.length > 0) {
+        if (this.refusal) throw this.refusal;
+        if (this.outcome) {
+          if (this.outcome.ok) return this.outcome.value;
+          throw this.outcome.error;
+        }
+        if (this.abort.signal.aborted) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Cancelled.');
+        if ([...this.asks.values()].some((ask) => !ask.sent)) {
+          await this.settle();
+          if (this.refusal || this.outcome) continue;
+          const fresh = [...this.asks].filter(([, ask]) => !ask.sent);
           for (const [, ask] of fresh) ask.sent = true;
           const inputRequests = Object.fromEntries(fresh.map(([key, ask]) => [key, { method: ask.method, ...(ask.params ? { params: ask.params } : {}) }]));
-          return inputRequired({ inputRequests: inputRequests as never, requestState: this.id });
+          this.parked = true;
+          this.state = randomBytes(16).toString('base64url');
+          return inputRequired({ inputRequests: inputRequests as never, requestState: this.state });
         }
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
@@ -149,7 +206,15 @@ class HeldCall {
     }
   }
 
-  /** Gives up on the client's retry after {@link HOLD_MS}: the upstream call is cancelled. */
+  /** Waits until no new request came for {@link ROUND_SETTLE_MS} (or the call ended). */
+  private async settle(): Promise<void> {
+    for (let seen = -1; seen !== this.asked && !this.outcome && !this.refusal; ) {
+      seen = this.asked;
+      await delay(ROUND_SETTLE_MS);
+    }
+  }
+
+  /** Gives up on the client's retry after {@link HOLD_MS}: the upstream request is cancelled. */
   hold(onExpired: () => void): void {
     this.expiry = setTimeout(() => {
       this.abort.abort(new Error('input_required: the client did not retry'));
@@ -167,31 +232,41 @@ class HeldCall {
   }
 }
 
-/** The held calls of this process, by `requestState`. */
+/** The held requests of this process, by `requestState`. */
 export class HeldCalls {
-  private readonly calls = new Map<string, HeldCall>();
+  private readonly calls = new Map<string, HeldCall<Result>>();
 
-  /** Serves a modern tools/call round: a first round starts the call with `run`; a retry resumes the call its `requestState` names. */
-  async serve(request: CallToolRequest, ctx: ServerContext, run: StartCall): Promise<CallToolResult | InputRequiredResult> {
+  /**
+   * Serves a modern tools/call or prompts/get round: a first round starts the request with `run`; a
+   * retry resumes the one its `requestState` names.
+   * @throws ProtocolError -32602 with {@link NOT_HELD_TEXT} for a `requestState` that names no request
+   * held here for the same method, name and arguments; -32021 and what `run` threw, as {@link HeldCall.serve}.
+   */
+  async serve<R extends Result>(request: HeldRequest, ctx: ServerContext, run: StartCall<R>): Promise<R | InputRequiredResult> {
     const state = ctx.mcpReq.requestState();
-    let call: HeldCall | undefined;
+    let call: HeldCall<R> | undefined;
     if (state === undefined) {
-      call = new HeldCall(request);
-      this.calls.set(call.id, call);
+      call = new HeldCall<R>(request);
       call.start(run, request, ctx);
     } else {
-      call = typeof state === 'string' ? this.calls.get(state) : undefined;
-      if (call === undefined || call.key !== requestKey(request)) return errorResult(NOT_HELD_TEXT);
+      call = typeof state === 'string' ? (this.calls.get(state) as HeldCall<R> | undefined) : undefined;
+      if (call === undefined || call.key !== requestKey(request)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, NOT_HELD_TEXT);
     }
+    const held = call as HeldCall<Result>;
+    // Each round's state resumes the call once. A round that throws ends the call, with nothing to
+    // cancel: the upstream request ended, was cancelled, or had its own request refused and ends by itself.
+    this.calls.delete(call.state);
     const result = await call.serve(request, ctx);
-    const id = call.id;
-    if ('resultType' in result && result.resultType === 'input_required') call.hold(() => this.calls.delete(id));
-    else this.calls.delete(id);
+    if ('resultType' in result && result.resultType === 'input_required') {
+      const state = call.state;
+      this.calls.set(state, held);
+      call.hold(() => this.calls.delete(state));
+    }
     return result;
   }
 }
 
-/** What identifies the originating request of a held call: its tool name and arguments. */
-function requestKey(request: CallToolRequest): string {
-  return JSON.stringify([request.params.name, request.params.arguments ?? {}]);
+/** What identifies the originating request of a held call: its method, name and arguments. */
+function requestKey(request: HeldRequest): string {
+  return JSON.stringify([request.method, request.params.name, request.params.arguments ?? {}]);
 }

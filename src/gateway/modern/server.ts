@@ -116,6 +116,7 @@ export function modernServer(options: ModernOptions): ModernServer {
   );
   registerPassthrough(server, capabilities, {
     ...options.passthrough,
+    hold: (request, ctx, get) => options.held.serve(request, ctx, (extra, origin) => get(extra, origin)),
     subscriptions: new Set(),
     ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
   });
