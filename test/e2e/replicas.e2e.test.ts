@@ -2,7 +2,7 @@
  * Stateless replicas: two toolshelf processes with the same config, on two ports, sharing nothing,
  * serve one modern client whose requests alternate between them — discover on one, tools/list on
  * the other, tool_search on one, call_tool on the other. A call held for `input_required` is the one
- * thing bound to a process: its retry on the other replica gets an isError saying to call again.
+ * thing bound to a process: its retry on the other replica is refused (-32602) saying to call again.
  * Source: issue #9 point 5; DESIGN §14 (state: none, any replica can answer any request).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,10 +60,11 @@ describe('two replicas, one modern client, requests alternating', () => {
     expect(calls[1]?.replica).not.toBe(calls[2]?.replica);
   });
 
-  it('an input_required retry that lands on the other replica is told to call again (the held call stays where it started)', async () => {
-    const result = await client.callTool({ name: 'call_tool', arguments: { name: 'asker__summarize' } });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/another toolshelf instance.*Call the tool again/);
+  it('an input_required retry that lands on the other replica is refused (-32602) and told to call again (the held call stays where it started)', async () => {
+    await expect(client.callTool({ name: 'call_tool', arguments: { name: 'asker__summarize' } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/another toolshelf instance.*Call the tool again/),
+    });
     const rounds = served.filter((s) => s.name === 'call_tool').slice(-2);
     expect(rounds.map((r) => r.replica).sort()).toEqual([0, 1]);
   });

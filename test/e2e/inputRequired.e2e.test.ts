@@ -1,0 +1,114 @@
+/**
+ * Everything an upstream asks of the client, across eras, through `toolshelf --http` (issue #9 points
+ * 3, 4 and 6): real SDK Clients, modern (2026-07-28, `input_required`) and legacy (a session that
+ * answers relayed requests), in front of 2025-era stdio fixtures (asker.mjs, inputs.mjs) and a
+ * modern-only one (modernOnly.mjs).
+ * - A modern call held for a retry that never comes does not make the next call's upstream request
+ *   ambiguous (stdio names no related call; the held call is parked), for a modern or a legacy client;
+ *   the held call still resumes later.
+ * - A modern upstream's own input keys reach the modern client.
+ * - roots/list: relayed to the legacy client whose call caused it, asked as input_required of a modern
+ *   one, answered with no roots when no call waits (at the upstream's start-up).
+ * - prompts/get whose upstream elicits: input_required for a modern client, relayed to a legacy one.
+ * - A modern client that did not declare the capability gets -32021 MissingRequiredClientCapability.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixture, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+
+type Round = { resultType?: string; inputRequests?: Record<string, { method: string }>; requestState?: string; content?: unknown };
+type Capabilities = { sampling?: object; elicitation?: object; roots?: object };
+
+/** A v2 Client, modern (pinned) or legacy, answering sampling, elicitation and roots/list with its own name in the answer. */
+async function client(url: string, name: string, era: 'modern' | 'legacy', capabilities: Capabilities): Promise<Client> {
+  const c = new Client({ name, version: '1.0.0' }, { capabilities, ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}) });
+  if (capabilities.sampling) c.setRequestHandler('sampling/createMessage', () => ({ role: 'assistant', model: name, content: { type: 'text', text: `${name} sampled` } }));
+  if (capabilities.elicitation) c.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { ok: true } }));
+  if (capabilities.roots) c.setRequestHandler('roots/list', () => ({ roots: [{ uri: `file:///${name}`, name }] }));
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return c;
+}
+
+/** One round of a modern tools/call in manual mode: the input_required result comes back as is. */
+const round = (c: Client, name: string, extra: Record<string, unknown> = {}): Promise<Round> =>
+  c.callTool({ name, arguments: {}, ...extra } as never, { allowInputRequired: true }) as Promise<Round>;
+
+describe('upstream input requests across eras through the gateway', () => {
+  let gateway: HttpGateway;
+  let modern: Client;
+  let legacy: Client;
+  const all = { sampling: {}, elicitation: {}, roots: {} };
+  beforeAll(async () => {
+    const config = writeConfig({
+      mcpServers: {
+        asker: { command: 'node', args: [fixture('asker.mjs')], exposure: 'direct' },
+        inputs: { command: 'node', args: [fixture('inputs.mjs')], exposure: 'direct' },
+        modern: { command: 'node', args: [fixture('modernOnly.mjs')], exposure: 'direct' },
+      },
+    });
+    gateway = await startHttp(config);
+    modern = await client(gateway.url, 'modern', 'modern', all);
+    legacy = await client(gateway.url, 'legacy', 'legacy', all);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([modern.close(), legacy.close()]);
+    await gateway.stop();
+  });
+
+  it('a held call never retried does not make the next call’s request ambiguous; it resumes later', async () => {
+    const parked = await round(modern, 'asker__summarize');
+    expect(parked.resultType).toBe('input_required');
+    expect(Object.values(parked.inputRequests ?? {}).map((r) => r.method)).toEqual(['sampling/createMessage']);
+    // Another modern call to the same upstream, while the first is parked (auto mode: the SDK answers the round).
+    expect(textOf(await modern.callTool({ name: 'asker__confirm', arguments: {} }))).toBe('user said: accept {"ok":true}');
+    // A legacy client's call: its sampling is relayed to it, not refused.
+    expect(textOf(await legacy.callTool({ name: 'asker__summarize', arguments: {} }))).toBe('model said: legacy sampled');
+    // The parked call still resumes with its answer.
+    const [key] = Object.keys(parked.inputRequests ?? {});
+    const done = await round(modern, 'asker__summarize', {
+      inputResponses: { [key as string]: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } },
+      requestState: parked.requestState,
+    });
+    expect(textOf(done)).toBe('model said: late');
+  });
+
+  it('a modern upstream’s own input keys reach the modern client, and its answer goes back under them', async () => {
+    const first = await round(modern, 'modern__ask', { arguments: { kind: 'elicitation', prompt: 'Reply?' } });
+    expect(Object.keys(first.inputRequests ?? {})).toEqual(['answer']);
+    const done = await round(modern, 'modern__ask', {
+      arguments: { kind: 'elicitation', prompt: 'Reply?' },
+      inputResponses: { answer: { action: 'accept', content: { reply: 'yes' } } },
+      requestState: first.requestState,
+    });
+    expect(textOf(done)).toBe('answered: {"action":"accept","content":{"reply":"yes"}}');
+  });
+
+  it('roots/list goes to the client whose call caused it; at the upstream’s start-up it gets no roots', async () => {
+    expect(textOf(await legacy.callTool({ name: 'inputs__roots', arguments: {} }))).toBe('roots: file:///legacy');
+    const asked = await round(modern, 'inputs__roots');
+    expect(Object.values(asked.inputRequests ?? {}).map((r) => r.method)).toEqual(['roots/list']);
+    expect(textOf(await modern.callTool({ name: 'inputs__roots', arguments: {} }))).toBe('roots: file:///modern');
+    expect(textOf(await legacy.callTool({ name: 'inputs__startRoots', arguments: {} }))).toBe('[]');
+  });
+
+  it('prompts/get whose upstream elicits: input_required for a modern client, relayed to a legacy one', async () => {
+    const name = (await modern.listPrompts()).prompts.find((p) => p.name.endsWith('confirmed'))?.name as string;
+    const first = (await modern.getPrompt({ name }, { allowInputRequired: true })) as unknown as Round;
+    expect(first.resultType).toBe('input_required');
+    expect(Object.values(first.inputRequests ?? {}).map((r) => r.method)).toEqual(['elicitation/create']);
+    const text = (result: { messages: { content: unknown }[] }): string => (result.messages[0]?.content as { text: string }).text;
+    expect(text(await modern.getPrompt({ name }))).toBe('confirmed: accept {"ok":true}');
+    expect(text(await legacy.getPrompt({ name }))).toBe('confirmed: accept {"ok":true}');
+  });
+
+  it('a modern client that did not declare sampling gets -32021 naming it, and the upstream is not left waiting', async () => {
+    const bare = await client(gateway.url, 'bare', 'modern', {});
+    try {
+      await expect(bare.callTool({ name: 'asker__summarize', arguments: {} })).rejects.toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
+      // Nothing held or abandoned: the next client's sampling on that upstream is routed as usual.
+      expect(textOf(await legacy.callTool({ name: 'asker__summarize', arguments: {} }))).toBe('model said: legacy sampled');
+    } finally {
+      await bare.close();
+    }
+  });
+});
