@@ -92,6 +92,8 @@ class HeldCall<R extends Result> {
   private wake: (() => void) | undefined;
   private round: { ctx: ServerContext; progressToken: unknown } | undefined;
   private expiry: NodeJS.Timeout | undefined;
+  /** Progress still being written to the client: the round's result waits for it, so none arrives after the result (and is dropped). */
+  private sending: Promise<unknown> = Promise.resolve();
 
   /** The retry must be the same request: same method, name and arguments (MRTR: the originating request). */
   readonly key: string;
@@ -184,6 +186,7 @@ class HeldCall<R extends Result> {
       for (;;) {
         if (this.refusal) throw this.refusal;
         if (this.outcome) {
+          await this.sending;
           if (this.outcome.ok) return this.outcome.value;
           throw this.outcome.error;
         }
@@ -228,7 +231,9 @@ class HeldCall<R extends Result> {
     const round = this.round;
     if (round === undefined || round.progressToken === undefined) return Promise.resolve();
     const params = notification.method === 'notifications/progress' ? { ...notification.params, progressToken: round.progressToken } : notification.params;
-    return round.ctx.mcpReq.notify({ method: notification.method, ...(params ? { params } : {}) } as never);
+    const sent = round.ctx.mcpReq.notify({ method: notification.method, ...(params ? { params } : {}) } as never);
+    this.sending = Promise.all([this.sending, sent.catch(() => undefined)]);
+    return sent;
   }
 }
 
