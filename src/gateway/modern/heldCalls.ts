@@ -7,13 +7,14 @@
  * request, the retry hands the answers back upstream and waits again, until the upstream's result is
  * returned as the retry's result.
  *
- * `requestState` is a random 128-bit id of the held call, not data: it is a capability (only the
- * client that got it can resume the call), checked by lookup and bound here to the call's tool name
- * and arguments, its expiry and a single completion; tampering can only fail the request, so it is not
- * signed (spec: integrity protection MAY be omitted then). A held
- * call cannot move between processes (its upstream request is in flight here), so a retry that a load
- * balancer sends to another replica gets an `isError` telling the model to call again; one that never
- * comes is given up after {@link HOLD_MS}, and the upstream's request fails. tools/call and
+ * `requestState` is a random 128-bit id of the held call's current round, not data: it is a
+ * capability (only the client that got it can resume the call), checked by lookup and bound here to
+ * the request's method, name and arguments, its expiry and a single use (each round gets a fresh one);
+ * tampering can only fail the request, so it is not signed (spec: integrity protection MAY be omitted
+ * then), and a state that names nothing held here is refused with -32602 (spec: reject state that
+ * fails verification). A held call cannot move between processes (its upstream request is in flight
+ * here), so a retry that a load balancer sends to another replica gets that refusal, telling the model
+ * to call again; one that never comes is given up after {@link HOLD_MS}, and the upstream's request fails. tools/call and
  * prompts/get are held alike (both may answer `input_required`).
  *
  * Input keys are the upstream's own when it named them (a modern upstream's `inputRequests`), else
