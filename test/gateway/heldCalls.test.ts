@@ -70,6 +70,25 @@ describe('HeldCalls', () => {
     expect(upstreamGot).toMatch(/does not support elicitation\/create/);
   });
 
+  it('a round the client cancels ends the call: the upstream’s pending request gets an error rather than no answer', async () => {
+    const held = new HeldCalls();
+    let upstreamGot: Promise<string> | undefined;
+    const first = (await held.serve(request('a'), ctx(), async (_extra, origin) => {
+      upstreamGot = origin.ask('sampling/createMessage', {}, new AbortController().signal).then(
+        () => 'answered',
+        (error: Error) => `error: ${error.message}`,
+      );
+      await upstreamGot;
+      return { content: [] };
+    })) as Round;
+    const cancelled = new AbortController();
+    const retry = held.serve(request('a'), { ...ctx({ state: first.requestState }), mcpReq: { ...ctx({ state: first.requestState }).mcpReq, signal: cancelled.signal } } as ServerContext, () => Promise.reject(new Error('unused')));
+    cancelled.abort(new Error('the client gave up'));
+    // The client gave up on the retry: what it is answered is dropped; the upstream's request is answered with the error.
+    await retry.catch(() => undefined);
+    expect(await upstreamGot).toBe('error: the client gave up');
+  });
+
   it('a retry naming another tool, or other arguments, than the held call is refused', async () => {
     const held = new HeldCalls();
     const first = (await held.serve(request('a'), ctx(), async (_extra, origin) => {

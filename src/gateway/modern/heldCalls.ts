@@ -134,7 +134,8 @@ class HeldCall<R extends Result> {
    * Puts an upstream's request to the client in the next `input_required` round, under the
    * upstream's `key` when it gave one that is free; resolves with the client's answer from the retry.
    * When the client did not declare the capability, the round fails with -32021 and this rejects
-   * with -32601; rejects on `signal` too.
+   * with -32601; rejects on `signal`, and when the call ends here unanswered (cancelled, or no retry
+   * within {@link HOLD_MS}).
    */
   private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>> {
     if (!this.canAnswer(method)) {
@@ -150,10 +151,14 @@ class HeldCall<R extends Result> {
       this.asked += 1;
       const name = key !== undefined && !this.asks.has(key) ? key : `${clientCapabilityFor(method)}-${this.asked}`;
       this.asks.set(name, { method, params, sent: false, resolve });
-      signal.addEventListener('abort', () => {
-        this.asks.delete(name);
-        reject(signal.reason as Error);
-      });
+      // The upstream withdrew its request, or the call ended here (cancelled, or its retry never came):
+      // either way nobody will answer it, so the upstream gets an error instead of waiting on.
+      for (const ended of [signal, this.abort.signal]) {
+        ended.addEventListener('abort', () => {
+          this.asks.delete(name);
+          reject(ended.reason instanceof Error ? ended.reason : new Error(String(ended.reason)));
+        });
+      }
       this.wake?.();
     });
   }
