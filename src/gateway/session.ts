@@ -16,7 +16,7 @@ import { dispatchCall, type DispatchSettings } from './dispatch.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
 import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
-import { clientCapabilityFor } from '../upstream/relay.js';
+import { clientCapabilityFor, noRoots } from '../upstream/relay.js';
 import type { RequestOrigin } from '../upstream/types.js';
 
 /** Everything a session is given by the composition root. */
@@ -219,10 +219,11 @@ export class GatewaySession {
 
   /**
    * Sends an upstream's request (sampling/createMessage, elicitation/create, roots/list) to this client as part
-   * of its request `extra`, and returns its result verbatim. Rejects with -32601 when this client
-   * did not declare the capability, with the client's error, or on `signal`.
+   * of its request `extra`, and returns its result verbatim (roots/list to a client without roots:
+   * no roots, relay.ts noRoots). Rejects with -32601 when this client did not declare the capability, with the client's error, or on `signal`.
    */
   private async ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, extra: Extra): Promise<Record<string, unknown>> {
+    if (method === 'roots/list' && !this.canAnswer(method)) return noRoots();
     if (!this.canAnswer(method)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`);
     return (await extra.mcpReq.send({ method, ...(params ? { params } : {}) } as never, ResultSchema, { signal, timeout: RELAY_TIMEOUT_MS })) as Record<string, unknown>;
   }

@@ -4,7 +4,7 @@
  * only when a relay is given: only capabilities really forwarded are advertised. Each request goes to
  * the client whose call caused it, as `owner` decides; when it cannot tell, the upstream gets a
  * JSON-RPC error and no client sees the request. A roots/list made while no client call waits (an
- * upstream asking at start-up, shared by every client) is answered with no roots: toolshelf has none
+ * upstream asking at start-up, shared by every client), or put to a client without roots, is answered with no roots: toolshelf has none
  * of its own, and one client's roots must not become every client's (servers such as
  * server-filesystem then keep their configured directories).
  * Source: MCP spec, Client features (Roots, Sampling, Elicitation); issue #5 item 4; issue #8 point 2; issue #9 point 6.
@@ -34,6 +34,16 @@ const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {}, roots: {} };
 /** The upstream requests relayed to a client. */
 const RELAYED_METHODS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
 
+/**
+ * The answer to a roots/list that no client can answer with its own roots (none waiting, or the
+ * client did not declare roots): toolshelf has no roots. On stdio an upstream's roots/list is often
+ * its own sync (server-everything asks 350 ms after start-up), not the running call's need, so it
+ * never fails that call.
+ */
+export function noRoots(): { roots: [] } {
+  return { roots: [] };
+}
+
 /** The client capability an upstream request `method` needs (MCP spec, Client features); undefined for one never relayed. */
 export function clientCapabilityFor(method: string): 'sampling' | 'elicitation' | 'roots' | undefined {
   return method === 'sampling/createMessage' ? 'sampling' : method === 'elicitation/create' ? 'elicitation' : method === 'roots/list' ? 'roots' : undefined;
@@ -59,7 +69,7 @@ export function newUpstreamClient(
   for (const method of RELAYED_METHODS) {
     client.setRequestHandler(method, (request, ctx) => {
       const found = owner(method);
-      if (!found.ok && found.idle && method === 'roots/list') return { roots: [] } as never;
+      if (!found.ok && found.idle && method === 'roots/list') return noRoots() as never;
       if (!found.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `toolshelf cannot tell which client this ${request.method} is for: ${found.reason}. Send it during the tool call it belongs to.`);
       // On the modern era the handler answers one of an input_required result's requests, and its id is the upstream's key for it.
       const inputKey = client.getProtocolEra() === 'modern' && typeof ctx.mcpReq.id === 'string' ? ctx.mcpReq.id : undefined;

@@ -8,7 +8,7 @@
  *   the held call still resumes later.
  * - A modern upstream's own input keys reach the modern client.
  * - roots/list: relayed to the legacy client whose call caused it, asked as input_required of a modern
- *   one, answered with no roots when no call waits (at the upstream's start-up).
+ *   one, answered with no roots when no call waits (at the upstream's start-up) or its client has none.
  * - prompts/get whose upstream elicits: input_required for a modern client, relayed to a legacy one.
  * - A modern client that did not declare the capability gets -32021 MissingRequiredClientCapability.
  */
@@ -89,6 +89,17 @@ describe('upstream input requests across eras through the gateway', () => {
     expect(Object.values(asked.inputRequests ?? {}).map((r) => r.method)).toEqual(['roots/list']);
     expect(textOf(await modern.callTool({ name: 'inputs__roots', arguments: {} }))).toBe('roots: file:///modern');
     expect(textOf(await legacy.callTool({ name: 'inputs__startRoots', arguments: {} }))).toBe('[]');
+  });
+
+  it('a roots/list that reaches a client without roots is answered with none, and its call goes on (server-everything asks one at start-up, maybe during a call)', async () => {
+    const noRoots = { sampling: {}, elicitation: {} };
+    const [m, l] = [await client(gateway.url, 'm-noroots', 'modern', noRoots), await client(gateway.url, 'l-noroots', 'legacy', noRoots)];
+    try {
+      expect(textOf(await m.callTool({ name: 'inputs__roots', arguments: {} }))).toBe('roots: ');
+      expect(textOf(await l.callTool({ name: 'inputs__roots', arguments: {} }))).toBe('roots: ');
+    } finally {
+      await Promise.all([m.close(), l.close()]);
+    }
   });
 
   it('prompts/get whose upstream elicits: input_required for a modern client, relayed to a legacy one', async () => {

@@ -21,7 +21,7 @@
  * `<kind>-<n>`. A legacy upstream sends a round's requests one by one with nothing marking the last,
  * so a round is answered once no new request came for {@link ROUND_SETTLE_MS}. While its client holds
  * the round, the call is parked (RequestOrigin.parked): its upstream waits on that answer.
- * A request the client did not declare the capability for fails the round with -32021
+ * A request the client did not declare the capability for (but roots/list, answered with no roots) fails the round with -32021
  * MissingRequiredClientCapability (HTTP 400; SEP-2575); the upstream gets -32601 for it and ends
  * the request by itself (not cancelled: a cancelled call would count as abandoned, callRouting.ts).
  * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests; issue #9 points 3 and 6.
@@ -39,7 +39,7 @@ import {
   type Result,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { clientCapabilityFor } from '../../upstream/relay.js';
+import { clientCapabilityFor, noRoots } from '../../upstream/relay.js';
 import type { RequestOrigin } from '../../upstream/types.js';
 import { RELAY_TIMEOUT_MS } from '../session.js';
 
@@ -134,10 +134,12 @@ class HeldCall<R extends Result> {
    * Puts an upstream's request to the client in the next `input_required` round, under the
    * upstream's `key` when it gave one that is free; resolves with the client's answer from the retry.
    * When the client did not declare the capability, the round fails with -32021 and this rejects
-   * with -32601; rejects on `signal`, and when the call ends here unanswered (cancelled, or no retry
+   * with -32601 (roots/list: resolves with no roots, relay.ts noRoots); rejects on `signal`, and when the call ends here unanswered (cancelled, or no retry
    * within {@link HOLD_MS}).
    */
   private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>> {
+    // A client without roots has none to give; on stdio the request may well be the upstream's own sync, not this call's need.
+    if (method === 'roots/list' && !this.canAnswer(method)) return Promise.resolve(noRoots());
     if (!this.canAnswer(method)) {
       const capability = clientCapabilityFor(method) ?? method;
       this.refusal ??= new MissingRequiredClientCapabilityError(
