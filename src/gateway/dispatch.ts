@@ -115,17 +115,23 @@ async function callByName(
   }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
+  // The last progress notification sent to the client, settled or not: the result goes after it.
+  let progressSent: Promise<unknown> | undefined;
   const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
     signal: extra.mcpReq.signal,
     ...(ctx.origin ? { origin: ctx.origin } : {}),
     ...(Object.keys(meta).length > 0 ? { meta } : {}),
     ...(progressToken !== undefined
       ? {
-          onProgress: (p) =>
-            void extra.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined),
+          onProgress: (p) => {
+            progressSent = extra.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined);
+          },
         }
       : {}),
   });
+  // An upstream may send its last progress and its result in one write; the client must see them in
+  // that order (MCP spec, Utilities › Progress: no progress after the response).
+  await progressSent;
   const { result, failure } = resultFromOutcome(outcome, entry);
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };
