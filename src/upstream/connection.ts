@@ -25,7 +25,7 @@ import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { cachedVerdict, type ListingStore } from './listingCache.js';
-import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedChild, verdictOf, type EraVerdict } from './era.js';
+import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedChild, serverChanged, stampNow, verdictOf, type EraVerdict, type VerdictStamp } from './era.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
@@ -112,6 +112,8 @@ export class UpstreamConnection {
   private cachedCapabilities: Record<string, unknown> | undefined;
   /** The protocol era this upstream speaks, from the cache or the last connect (issue #9 point 4). */
   private verdict: EraVerdict | undefined;
+  /** When {@link verdict} was probed and the server's name and version then (it expires: issue #9 point 4). */
+  private stamp: VerdictStamp | undefined;
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
   /** The start in progress, awaited by a first use. */
@@ -174,6 +176,8 @@ export class UpstreamConnection {
     this.instructions = cached.instructions;
     this.cachedCapabilities = cached.capabilities;
     this.verdict = cachedVerdict(cached);
+    if (this.verdict && cached.eraCheckedAt) this.stamp = { eraCheckedAt: cached.eraCheckedAt, ...(cached.eraServerInfo ? { eraServerInfo: cached.eraServerInfo } : {}) };
+    else if (cached.era) this.options.logger.debug(`upstream "${this.key}": the cached ${cached.era} verdict is over 7 days old (or unstamped); probing its era again`);
     this.fromCache = true;
     if (this.lazy) this.status = 'idle';
     else void this.start();
@@ -232,7 +236,7 @@ export class UpstreamConnection {
     const instructions = client?.getInstructions();
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
-    this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}), ...this.verdict });
+    this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}), ...this.verdict, ...(this.verdict ? this.stamp : {}) });
   }
 
   /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
@@ -324,6 +328,7 @@ export class UpstreamConnection {
         lastError = error;
         // A cached verdict may be stale (the server changed era): the next start probes afresh.
         this.verdict = undefined;
+        this.stamp = undefined;
         if (!this.isCurrent(generation)) break;
         this.endClient();
         // Credentials are refused whatever the transport: trying SSE would only ask again.
@@ -351,16 +356,30 @@ export class UpstreamConnection {
       await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
       return client;
     };
-    let client: Client;
-    try {
-      client = await open(priorFor(setting, this.verdict));
-    } catch (error) {
-      if (!probeEndedChild(error) || !this.isCurrent(generation)) throw error;
-      this.options.logger.debug(`upstream "${this.key}" exited on the server/discover probe: a legacy server; starting it again`);
+    const openInEra = async (prior: PriorDiscovery | undefined): Promise<Client> => {
+      try {
+        return await open(prior);
+      } catch (error) {
+        if (!probeEndedChild(error) || !this.isCurrent(generation)) throw error;
+        this.options.logger.debug(`upstream "${this.key}" exited on the server/discover probe: a legacy server; starting it again`);
+        this.endClient();
+        return open({ kind: 'legacy' });
+      }
+    };
+    const prior = priorFor(setting, this.verdict);
+    let client = await openInEra(prior);
+    // A server that now gives another name or version than when its legacy verdict was probed may have
+    // gained the 2026-07-28 revision: probe it now rather than in 7 days (issue #9 point 4).
+    if (prior?.kind === 'legacy' && serverChanged(this.stamp, client.getServerVersion()) && this.isCurrent(generation)) {
+      this.options.logger.debug(`upstream "${this.key}" is now ${client.getServerVersion()?.version}; probing its era again`);
       this.endClient();
-      client = await open({ kind: 'legacy' });
+      client = await openInEra(priorFor(setting, undefined));
+      this.verdict = undefined;
     }
-    this.verdict = verdictOf(client);
+    const verdict = verdictOf(client);
+    // A verdict taken from the cache keeps its stamp: its age counts from the probe that made it.
+    if (!prior || !this.verdict || verdict?.era !== this.verdict.era) this.stamp = stampNow(client.getServerVersion());
+    this.verdict = verdict;
     return client;
   }
 
