@@ -26,6 +26,7 @@ import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { cachedVerdict, type ListingStore } from './listingCache.js';
 import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedChild, serverChanged, stampNow, verdictOf, type EraVerdict, type VerdictStamp } from './era.js';
+import { ResourceListen } from './resourceListen.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
@@ -114,6 +115,11 @@ export class UpstreamConnection {
   private verdict: EraVerdict | undefined;
   /** When {@link verdict} was probed and the server's name and version then (it expires: issue #9 point 4). */
   private stamp: VerdictStamp | undefined;
+  /** Resource subscriptions when the upstream is modern: one listen stream naming them (issue #9 point 3). */
+  private readonly resourceListen = new ResourceListen(
+    () => (this.status === 'ready' ? this.client : undefined),
+    (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen for resources: ${error.message}`),
+  );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
   /** The start in progress, awaited by a first use. */
@@ -134,7 +140,11 @@ export class UpstreamConnection {
     // Only a remote server's Streamable HTTP streams can name the call a request belongs to.
     this.calls = new CallRouter(isRemote(server) && server.transport !== 'sse');
     const forward = options.onNotification;
-    if (forward) this.notifications = new NotificationGate(key, (notification) => forward(key, notification));
+    if (forward) {
+      this.notifications = new NotificationGate(key, ({ origin, ...notification }) =>
+        origin?.log ? origin.log(key, notification.params ?? {}) : forward(key, notification),
+      );
+    }
     this.relister = new Relister({
       key,
       logger: options.logger,
@@ -276,6 +286,7 @@ export class UpstreamConnection {
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
+      this.resourceListen.resume();
       this.saveListing();
       this.stderrTail.markUp();
       if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
@@ -317,7 +328,7 @@ export class UpstreamConnection {
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
         // A list_changed on a call's stream must not run the re-list as part of that call.
         client.setNotificationHandler('notifications/tools/list_changed', () => outsideCalls(() => this.relister.schedule()));
-        client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
+        client.fallbackNotificationHandler = async (notification) => this.notifications?.push(this.withOwner(notification as UpstreamNotification));
         listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${error.message}`));
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
@@ -399,6 +410,17 @@ export class UpstreamConnection {
     return owner;
   }
 
+  /**
+   * A log message sent during a client's request goes to that client alone when its origin takes
+   * logs (a modern client); which request it belongs to is decided as for sampling (callRouting.ts).
+   * Anything else, or a log nobody can be named for, is passed to every session as before.
+   */
+  private withOwner(notification: UpstreamNotification): UpstreamNotification {
+    if (notification.method !== 'notifications/message') return notification;
+    const owner = this.calls.owner();
+    return owner.ok && owner.origin.log ? { ...notification, origin: owner.origin } : notification;
+  }
+
   private onStderr(line: string): void {
     this.stderrTail.push(line);
     this.options.logger.debug(`[${this.key}] ${line.slice(0, 2000)}`);
@@ -438,7 +460,8 @@ export class UpstreamConnection {
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
   get capabilities(): Record<string, unknown> | undefined {
-    if (this.status === 'idle') return this.cachedCapabilities;
+    // Starting from the cache: what it had, so a client that connects meanwhile is offered the same (its requests wait for the start).
+    if (this.status === 'idle' || (this.status === 'starting' && this.fromCache)) return this.cachedCapabilities;
     return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
   }
 
@@ -489,6 +512,12 @@ export class UpstreamConnection {
    * remote session is renewed and the request sent once more, as for calls.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
+    if ((method === 'resources/subscribe' || method === 'resources/unsubscribe') && typeof params?.uri === 'string') {
+      const uri = params.uri;
+      // A modern upstream has no such method: its subscriptions are one listen stream (resourceListen.ts).
+      const listened = await this.inUseFor(async () => (ResourceListen.serves(this.client) ? { failure: await this.resourceListen.change(method, uri) } : undefined));
+      if (listened) return listened.failure ? { ok: false, error: listened.failure } : { ok: true, result: {} };
+    }
     const outcome = await this.inUseFor(() =>
       this.calls.track(
         options.origin,
@@ -552,6 +581,7 @@ export class UpstreamConnection {
     clearTimeout(this.retryTimer);
     clearTimeout(this.idleTimer);
     this.relister.close();
+    this.resourceListen.close();
     this.notifications?.close();
     this.signIn?.close();
     this.abandonStart?.(new Error('closed'));

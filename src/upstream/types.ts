@@ -29,6 +29,13 @@ export interface RequestOrigin {
   readonly session: string;
   /** Sends `method` to that client; resolves to its result verbatim, rejects with its error or on `signal`. */
   ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Delivers a `notifications/message` that upstream `server` sent during this request to its client
+   * alone (a modern client: on the request's own stream, at the level its `_meta` asked, nothing
+   * without one). Absent: the client takes upstream log messages as a session (legacy broadcast).
+   * Source: MCP spec 2026-07-28, Server › Utilities › Logging; issue #9 point 3.
+   */
+  log?(server: string, params: Record<string, unknown>): void;
 }
 
 /** Per-call options. Times in ms. */

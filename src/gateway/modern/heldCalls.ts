@@ -26,11 +26,12 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type InputRequiredResult,
+  type LoggingLevel,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { RequestOrigin } from '../../upstream/types.js';
 import { errorResult } from '../results.js';
-import { RELAY_TIMEOUT_MS } from '../session.js';
+import { RELAY_TIMEOUT_MS, upstreamLog } from '../session.js';
 
 /** How long a held call waits for the client's retry after answering `input_required`, in ms (a person may be answering; the legacy relay's limit). */
 export const HOLD_MS = RELAY_TIMEOUT_MS;
@@ -74,7 +75,7 @@ class HeldCall {
   start(run: StartCall, request: CallToolRequest, ctx: ServerContext): void {
     this.round = { ctx, progressToken: request.params._meta?.progressToken };
     const extra = { mcpReq: { signal: this.abort.signal, notify: (n: { method: string; params?: Record<string, unknown> }) => this.notify(n) } };
-    const origin: RequestOrigin = { session: `modern:${this.id}`, ask: (method, params, signal) => this.ask(method, params, signal) };
+    const origin: RequestOrigin = { session: `modern:${this.id}`, ask: (method, params, signal) => this.ask(method, params, signal), log: (server, params) => this.log(server, params) };
     void run(extra as unknown as ServerContext, origin)
       .catch((error: Error) => errorResult(`toolshelf could not finish the call: ${error.message}`))
       .then((result) => {
@@ -156,6 +157,15 @@ class HeldCall {
       onExpired();
     }, HOLD_MS);
     this.expiry.unref();
+  }
+
+  /**
+   * An upstream's log message during this call goes to the current round's stream, at the level that
+   * round's `_meta` asked for (none: dropped), as the SDK's request logger filters it (issue #9 point 3).
+   */
+  private log(server: string, params: Record<string, unknown>): void {
+    const { level, data, logger } = upstreamLog(server, params) as { level: LoggingLevel; data: unknown; logger: string };
+    void this.round?.ctx.mcpReq.log(level, data, logger).catch(() => undefined);
   }
 
   /** Progress from upstream goes to the current round, under that round's own token (none: dropped). */
