@@ -7,15 +7,19 @@
 // (the default over stdio: client → stdio front → Unix socket → shared instance → upstream).
 // Calls are one at a time, in interleaved rounds (each round runs every path for --batch calls), so a
 // busy machine slows every path alike; the added latency is the gateway path's p50 minus the direct
-// path's p50 of the same era. Unique payloads; exits 1 unless every call returned its own payload.
+// path's p50 of the same era. Latency on a shared machine is noisy, so the CPU time each path's process
+// tree spent per call (utime + stime from /proc, over the measured rounds) is printed beside it: the
+// work toolshelf adds, whatever else runs. The shared instance is not a child of the stdio front, so the
+// shared rows count the front only. Unique payloads; exits 1 unless every call returned its own payload.
 // Run after a build: `npm run bench:overhead` (options: --rounds 40 --batch 50 --warmup 300).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
+import { tree } from './fixtures/procs.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -50,11 +54,12 @@ async function connect(era, via) {
   const spec = ERAS[era];
   const client = new Client({ name: `overhead-${era}-${via}`, version: '1.0.0' }, spec.client);
   const args = via === 'direct' ? spec.server : [join(root, 'dist/cli.js'), '--config', gatewayConfig(era), '--log-level', 'error', ...(via === 'unshared' ? ['--no-share'] : ['--share'])];
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, env, stderr: 'ignore' }));
+  const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: 'ignore' });
+  await client.connect(transport);
   const tool = via === 'direct' ? spec.tool : `up__${spec.tool}`;
   const listed = (await client.listTools()).tools.map((t) => t.name);
   if (!listed.includes(tool)) throw new Error(`${era} ${via}: ${tool} not listed (${listed.join(', ')})`);
-  return { era, via, client, tool, latencies: [], wrong: 0 };
+  return { era, via, client, tool, pid: transport.pid, latencies: [], wrong: 0 };
 }
 
 async function calls(path, n, record) {
@@ -69,6 +74,21 @@ async function calls(path, n, record) {
   }
 }
 
+/** CPU time (user + system) of `pid` and its descendants so far, in ms (/proc/<pid>/stat, 100 ticks/s). */
+function treeCpuMs(pid) {
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Ended while we read.
+    }
+  }
+  return ticks * 10;
+}
+
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const f = (n) => n.toFixed(3);
 
@@ -76,24 +96,28 @@ const paths = [];
 try {
   for (const era of Object.keys(ERAS)) for (const via of ['direct', 'unshared', 'shared']) paths.push(await connect(era, via));
   for (const path of paths) await calls(path, WARMUP, false);
+  for (const path of paths) path.cpuMs = -treeCpuMs(path.pid);
   for (let r = 0; r < ROUNDS; r += 1) for (const path of paths) await calls(path, BATCH, true);
+  for (const path of paths) path.cpuMs += treeCpuMs(path.pid);
   const stats = new Map(paths.map((p) => {
     const sorted = [...p.latencies].sort((a, b) => a - b);
-    return [`${p.era}/${p.via}`, { p50: pct(sorted, 50), p90: pct(sorted, 90), p99: pct(sorted, 99) }];
+    return [`${p.era}/${p.via}`, { p50: pct(sorted, 50), p90: pct(sorted, 90), p99: pct(sorted, 99), cpuUs: (1000 * p.cpuMs) / sorted.length }];
   }));
   const label = { direct: 'direct', unshared: 'through toolshelf (`--no-share`)', shared: 'through toolshelf (shared, the stdio default)' };
   const lines = [
     `One call at a time over stdio, ${ROUNDS} interleaved rounds × ${BATCH} calls per path (${WARMUP} warm-up calls each); Node ${process.version}.`,
     '',
-    '| era | path | p50 ms | p90 ms | p99 ms | added p50 ms | p50 ratio |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    '| era | path | p50 ms | p90 ms | p99 ms | added p50 ms | p50 ratio | CPU per call µs | added CPU µs |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const p of paths) {
     const s = stats.get(`${p.era}/${p.via}`);
     const base = stats.get(`${p.era}/direct`);
     const added = p.via === 'direct' ? '—' : f(s.p50 - base.p50);
     const ratio = p.via === 'direct' ? '—' : `${(s.p50 / base.p50).toFixed(2)}×`;
-    lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${ratio} |`);
+    const cpu = p.via === 'shared' ? `${Math.round(s.cpuUs)} (front only)` : String(Math.round(s.cpuUs));
+    const addedCpu = p.via === 'unshared' ? String(Math.round(s.cpuUs - base.cpuUs)) : '—';
+    lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${ratio} | ${cpu} | ${addedCpu} |`);
   }
   console.log(lines.join('\n'));
   const wrong = paths.reduce((n, p) => n + p.wrong, 0);

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -28,6 +28,9 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
 const CATALOG_SERVER = join(ROOT, 'bench', 'fixtures', 'catalogServer.mjs');
 const BUNDLED = join(ROOT, 'servers.config.json');
+// The bundled config names its servers by their bins. `npm run` puts node_modules/.bin on PATH; so does
+// this, for `node bench/wire.mjs` and for the gateways it runs on configs written to a temp folder.
+process.env.PATH = [join(ROOT, 'node_modules/.bin'), process.env.PATH].filter(Boolean).join(delimiter);
 const CATALOGS = fileURLToPath(new URL('../../shared/data/catalogs/', import.meta.url));
 /** Start-up samples per catalogue (the two deferred runs plus extra ones); the median is reported. */
 const START_RUNS = 3;

@@ -57,7 +57,8 @@ export function parseConfig(
 ): Result<Config, ConfigProblem[]> {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // Editors on Windows save "UTF-8 with BOM"; JSON.parse refuses the mark, so it is dropped first.
+    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (cause) {
     return err([{ path: '/', message: `not valid JSON: ${(cause as Error).message}` }]);
   }

@@ -7,6 +7,7 @@
  */
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { ProtocolErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { isPlainJsonRpcMessage } from '../lib/jsonRpcShape.js';
 
 /** A request id as JSON-RPC 2.0 §4 defines it, or null when none can be read. */
 export type ReadableId = string | number | null;
@@ -49,6 +50,6 @@ export function errorResponse(id: ReadableId, code: number, message: string): JS
  */
 export function invalidRequestAnswer(value: unknown): JSONRPCMessage | undefined {
   const id = readableId(value);
-  if (id === null || JSONRPCMessageSchema.safeParse(value).success) return undefined;
+  if (id === null || isPlainJsonRpcMessage(value) || JSONRPCMessageSchema.safeParse(value).success) return undefined;
   return errorResponse(id, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalidReason(value)}`);
 }

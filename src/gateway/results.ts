@@ -56,9 +56,27 @@ function formatMs(ms: number): string {
  * own validation never fails on it.
  */
 function checkedResult(result: Record<string, unknown>, who: string): { result: CallToolResult; failure?: string } {
+  if (isPlainTextResult(result)) return { result: result as CallToolResult };
   const parsed = CallToolResultSchema.safeParse(result);
   if (parsed.success) return { result: result as CallToolResult };
   return { result: errorResult(`${who} returned a malformed result: ${parsed.error.issues[0]?.message ?? 'invalid'}`), failure: 'malformed_result' };
+}
+
+/**
+ * Whether `result` is the commonest CallToolResult, text blocks and an optional `isError` and nothing
+ * else, which the schema certainly accepts: such results skip its parse on the hot path (issue #9
+ * "Numbers"). Anything else is not known here and takes the schema.
+ */
+function isPlainTextResult(result: Record<string, unknown>): boolean {
+  for (const key in result) if (key !== 'content' && key !== 'isError') return false;
+  const { content, isError } = result;
+  if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false;
+  return content.every((block: unknown) => {
+    if (typeof block !== 'object' || block === null) return false;
+    for (const key in block) if (key !== 'type' && key !== 'text') return false;
+    const { type, text } = block as { type?: unknown; text?: unknown };
+    return type === 'text' && typeof text === 'string';
+  });
 }
 
 /**

@@ -46,6 +46,14 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(schemaOptionsFor(config, 'b').compaction).toBe(false);
   });
 
+  it('reads a file saved as "UTF-8 with BOM" (the exact bytes a Windows editor writes)', () => {
+    const text = `\ufeff${JSON.stringify({ mcpServers: { a: { command: 'node' } } })}`;
+    const result = parseConfig(text, {}, '/base');
+    expect(result.ok && Object.keys(result.value.mcpServers)).toEqual(['a']);
+    const inside = parseConfig(`{"mcpServers":\ufeff{}}`, {}, '/base');
+    expect(!inside.ok && inside.error[0]?.message).toMatch(/^not valid JSON/);
+  });
+
   it('returns every problem at once, sorted by path', () => {
     const result = parseConfig(JSON.stringify({ mcpServers: { a: {} }, bridge: { callTool: 'maybe' }, x: 1 }), {}, '/');
     expect(result.ok).toBe(false);

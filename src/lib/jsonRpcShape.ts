@@ -1,0 +1,52 @@
+/**
+ * A quick structural test for the JSON-RPC messages that make up nearly all traffic (a request or
+ * notification whose params carry no `_meta`, or a progress token only; a result without `_meta`),
+ * so the hot path can skip a zod parse of every line (issue #9 "Numbers": proxy overhead per call).
+ * It is only ever a shortcut: `true` means the SDK's `JSONRPCMessageSchema` (strict objects, SDK
+ * 2.4.0 `@modelcontextprotocol/core` schemas.ts) accepts the value too; `false` means "not known",
+ * and the caller runs the schema as before. Pure. Source: JSON-RPC 2.0 §4, §5.
+ */
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
+const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function isRequestId(value: unknown): boolean {
+  return typeof value === 'string' || Number.isInteger(value);
+}
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/** Absent params, or an object whose `_meta` is absent or holds at most a valid progress token. */
+function plainParams(params: unknown): boolean {
+  if (params === undefined) return true;
+  if (!isPlainObject(params)) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta)) return false;
+  for (const key in meta) if (key !== 'progressToken' || !isRequestId(meta[key])) return false;
+  return true;
+}
+
+/**
+ * Whether `value` is certainly a valid JSON-RPC 2.0 request, notification or success response by the
+ * SDK's message schema. False for error responses, results with `_meta`, and anything unusual: those
+ * take the full schema.
+ */
+export function isPlainJsonRpcMessage(value: unknown): boolean {
+  if (!isPlainObject(value) || value.jsonrpc !== '2.0') return false;
+  if ('method' in value) {
+    if (typeof value.method !== 'string' || !plainParams(value.params)) return false;
+    return 'id' in value ? isRequestId(value.id) && onlyKeys(value, REQUEST_KEYS) : onlyKeys(value, NOTIFICATION_KEYS);
+  }
+  return 'result' in value && isRequestId(value.id) && isPlainObject(value.result) && value.result._meta === undefined && onlyKeys(value, RESULT_KEYS);
+}
