@@ -10,12 +10,12 @@
  * - a modern `tools/list` is traced (`tools_advertised`, era `modern`) like a legacy one, with no
  *   credential in the trace.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { cliPath, fixture, startHttp, tempDir, textOf, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { alive, cliPath, fixture, startHttp, tempDir, textOf, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 
 const SECRET = 'sk-notify-test-0123456789abcdef';
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
@@ -160,5 +160,48 @@ describe('legacy and modern clients of one HTTP gateway share an upstream subscr
     expect(await waitFor(() => eras().length >= 2)).toBe(true);
     expect(eras()).toEqual(expect.arrayContaining([[false, 'legacy'], [true, 'modern']]));
     await modern.close();
+  });
+});
+
+describe('modern stdio clients of one shared instance', () => {
+  const clients: Client[] = [];
+  /** Pids of this test's shared instances (their pid files in the test's state folder). */
+  const instances = (): number[] => {
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.pid')).map((f) => Number(readFileSync(join(dir, f), 'utf8').trim())) : [];
+  };
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    const running = instances().filter(alive);
+    for (const pid of running) process.kill(pid, 'SIGTERM');
+    await waitFor(() => !running.some(alive), 20_000);
+  });
+
+  it('each gets the updates of its own listen filter only, through one upstream', async () => {
+    const path = writeConfig({ mcpServers: { notifier: { command: 'node', args: [fixture('notifier.mjs')], exposure: 'direct', protocol: 'legacy' } }, share: { idleExitMs: 300 } });
+    const connect = async (name: string): Promise<Client> => {
+      const client = modernClient(name);
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', path, '--share'], env: { ...process.env } as Record<string, string>, stderr: 'ignore' }));
+      clients.push(client);
+      return client;
+    };
+    const a = await connect('shared-a');
+    const b = await connect('shared-b');
+    expect(instances()).toHaveLength(1);
+    const seenA = recording(a);
+    const seenB = recording(b);
+    await a.listen({ resourceSubscriptions: ['note://a'] });
+    const subB = await b.listen({ resourceSubscriptions: ['note://b', 'note://a'] });
+    await a.callTool({ name: 'notifier__touch', arguments: { uri: 'note://b' } });
+    expect(await waitFor(() => seenB.updates.length === 1)).toBe(true);
+    // B's stream ends: note://a is still held by A, so A keeps its updates.
+    await subB.close();
+    await b.callTool({ name: 'notifier__touch', arguments: { uri: 'note://a' } });
+    expect(await waitFor(() => seenA.updates.length === 1)).toBe(true);
+    await a.callTool({ name: 'notifier__touch', arguments: { uri: 'note://b' } });
+    await a.callTool({ name: 'notifier__touch', arguments: { uri: 'note://a' } });
+    expect(await waitFor(() => seenA.updates.length === 2)).toBe(true);
+    expect(seenA.updates).toEqual(['note://a', 'note://a']);
+    expect(seenB.updates).toEqual(['note://b']);
   });
 });
