@@ -89,8 +89,14 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>): M
       if (listen && listen.uris.length > 0) {
         // Held while this stream is open; the acknowledgment promises only what upstreams agreed to.
         const holder = `http-${(connections += 1)}:listen`;
-        res.once('close', () => upstream().release(holder));
+        let gone = false;
+        res.once('close', () => {
+          gone = true;
+          upstream().release(holder);
+        });
         body = withResourceSubscriptions(body, await holdUris(upstream(), holder, listen.uris));
+        // The client left while the subscriptions were being made: drop what they added.
+        if (gone) upstream().release(holder);
       }
       await sendWebResponse(await http().fetch(request, { parsedBody: body }), res);
       return true;

@@ -61,7 +61,11 @@ export class StdioListens {
     if (listen && listen.uris.length > 0) {
       const holder = this.holder(listen.id);
       this.open.add(holder);
-      return holdUris(this.upstream(), holder, listen.uris).then((held) => withResourceSubscriptions(message, held));
+      return holdUris(this.upstream(), holder, listen.uris).then((held) => {
+        // The connection ended while the subscriptions were being made: drop what they added.
+        if (!this.open.has(holder)) this.upstream().release(holder);
+        return withResourceSubscriptions(message, held);
+      });
     }
     const cancelled = cancelledRequest(message);
     if (cancelled !== undefined && this.open.delete(this.holder(cancelled))) this.upstream().release(this.holder(cancelled));
