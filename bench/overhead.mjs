@@ -4,13 +4,15 @@
 //   - modern: a 2026-07-28 SDK Client (pinned) → the modern-only fixture's `echo` (a v2 server that
 //     refuses `initialize`), straight and through toolshelf.
 // toolshelf runs over stdio twice: unshared (`--no-share`: client → gateway → upstream) and shared
-// (the default over stdio: client → stdio front → Unix socket → shared instance → upstream).
+// (the default over stdio: client → stdio front → Unix socket → shared instance → upstream). A bare
+// Node relay (bench/fixtures/relay.mjs: parse and re-serialise each line, nothing else) is the floor
+// of any Node process in the middle on the same machine.
 // Calls are one at a time, in interleaved rounds (each round runs every path for --batch calls), so a
 // busy machine slows every path alike; the added latency is the gateway path's p50 minus the direct
 // path's p50 of the same era. Latency on a shared machine is noisy, so the CPU time each path's process
 // tree spent per call (utime + stime from /proc, over the measured rounds) is printed beside it: the
-// work toolshelf adds, whatever else runs. The shared instance is not a child of the stdio front, so the
-// shared rows count the front only. Unique payloads; exits 1 unless every call returned its own payload.
+// work toolshelf adds, whatever else runs. The shared instance outlives the front that started it and
+// serves others, so the shared rows show latency only. Unique payloads; exits 1 unless every call returned its own payload.
 // Run after a build: `npm run bench:overhead` (options: --rounds 40 --batch 50 --warmup 300).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,13 +52,15 @@ function gatewayConfig(era) {
   return file;
 }
 
+const relay = join(root, 'bench/fixtures/relay.mjs');
+
 async function connect(era, via) {
   const spec = ERAS[era];
   const client = new Client({ name: `overhead-${era}-${via}`, version: '1.0.0' }, spec.client);
-  const args = via === 'direct' ? spec.server : [join(root, 'dist/cli.js'), '--config', gatewayConfig(era), '--log-level', 'error', ...(via === 'unshared' ? ['--no-share'] : ['--share'])];
+  const args = via === 'direct' ? spec.server : via === 'relay' ? [relay, process.execPath, ...spec.server] : [join(root, 'dist/cli.js'), '--config', gatewayConfig(era), '--log-level', 'error', ...(via === 'unshared' ? ['--no-share'] : ['--share'])];
   const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: 'ignore' });
   await client.connect(transport);
-  const tool = via === 'direct' ? spec.tool : `up__${spec.tool}`;
+  const tool = via === 'direct' || via === 'relay' ? spec.tool : `up__${spec.tool}`;
   const listed = (await client.listTools()).tools.map((t) => t.name);
   if (!listed.includes(tool)) throw new Error(`${era} ${via}: ${tool} not listed (${listed.join(', ')})`);
   return { era, via, client, tool, pid: transport.pid, latencies: [], wrong: 0 };
@@ -94,7 +98,7 @@ const f = (n) => n.toFixed(3);
 
 const paths = [];
 try {
-  for (const era of Object.keys(ERAS)) for (const via of ['direct', 'unshared', 'shared']) paths.push(await connect(era, via));
+  for (const era of Object.keys(ERAS)) for (const via of ['direct', 'relay', 'unshared', 'shared']) paths.push(await connect(era, via));
   for (const path of paths) await calls(path, WARMUP, false);
   for (const path of paths) path.cpuMs = -treeCpuMs(path.pid);
   for (let r = 0; r < ROUNDS; r += 1) for (const path of paths) await calls(path, BATCH, true);
@@ -103,7 +107,7 @@ try {
     const sorted = [...p.latencies].sort((a, b) => a - b);
     return [`${p.era}/${p.via}`, { p50: pct(sorted, 50), p90: pct(sorted, 90), p99: pct(sorted, 99), cpuUs: (1000 * p.cpuMs) / sorted.length }];
   }));
-  const label = { direct: 'direct', unshared: 'through toolshelf (`--no-share`)', shared: 'through toolshelf (shared, the stdio default)' };
+  const label = { direct: 'direct', relay: 'bare Node relay (the floor)', unshared: 'through toolshelf (`--no-share`)', shared: 'through toolshelf (shared, the stdio default)' };
   const lines = [
     `One call at a time over stdio, ${ROUNDS} interleaved rounds × ${BATCH} calls per path (${WARMUP} warm-up calls each); Node ${process.version}.`,
     '',
@@ -115,8 +119,8 @@ try {
     const base = stats.get(`${p.era}/direct`);
     const added = p.via === 'direct' ? '—' : f(s.p50 - base.p50);
     const ratio = p.via === 'direct' ? '—' : `${(s.p50 / base.p50).toFixed(2)}×`;
-    const cpu = p.via === 'shared' ? `${Math.round(s.cpuUs)} (front only)` : String(Math.round(s.cpuUs));
-    const addedCpu = p.via === 'unshared' ? String(Math.round(s.cpuUs - base.cpuUs)) : '—';
+    const cpu = p.via === 'shared' ? '—' : String(Math.round(s.cpuUs));
+    const addedCpu = p.via === 'unshared' || p.via === 'relay' ? String(Math.round(s.cpuUs - base.cpuUs)) : '—';
     lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${ratio} | ${cpu} | ${addedCpu} |`);
   }
   console.log(lines.join('\n'));
