@@ -26,7 +26,7 @@ import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { cachedVerdict, type ListingStore } from './listingCache.js';
 import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedChild, serverChanged, stampNow, verdictOf, type EraVerdict, type VerdictStamp } from './era.js';
-import { ResourceListen } from './resourceListen.js';
+import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
@@ -115,10 +115,10 @@ export class UpstreamConnection {
   private verdict: EraVerdict | undefined;
   /** When {@link verdict} was probed and the server's name and version then (it expires: issue #9 point 4). */
   private stamp: VerdictStamp | undefined;
-  /** Resource subscriptions when the upstream is modern: one listen stream naming them (issue #9 point 3). */
-  private readonly resourceListen = new ResourceListen(
+  /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; issue #9 point 3). */
+  private readonly resources = new ResourceSubscriptions(
     () => (this.status === 'ready' ? this.client : undefined),
-    (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen for resources: ${error.message}`),
+    (error) => this.options.logger.debug(`upstream "${this.key}": subscribing resources again: ${error.message}`),
   );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
@@ -286,7 +286,7 @@ export class UpstreamConnection {
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
-      this.resourceListen.resume();
+      this.resources.resume();
       this.saveListing();
       this.stderrTail.markUp();
       if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
@@ -512,10 +512,11 @@ export class UpstreamConnection {
    * remote session is renewed and the request sent once more, as for calls.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
-    if ((method === 'resources/subscribe' || method === 'resources/unsubscribe') && typeof params?.uri === 'string') {
-      const uri = params.uri;
-      // A modern upstream has no such method: its subscriptions are one listen stream (resourceListen.ts).
-      const listened = await this.inUseFor(async () => (ResourceListen.serves(this.client) ? { failure: await this.resourceListen.change(method, uri) } : undefined));
+    const subscription = isSubscription(method) && typeof params?.uri === 'string' ? { method, uri: params.uri } : undefined;
+    if (subscription) {
+      // A modern upstream has no such method: its subscriptions are one listen stream (resourceSubscriptions.ts).
+      const { method: verb, uri } = subscription;
+      const listened = await this.inUseFor(async () => (ResourceSubscriptions.serves(this.client) ? { failure: await this.resources.change(verb, uri) } : undefined));
       if (listened) return listened.failure ? { ok: false, error: listened.failure } : { ok: true, result: {} };
     }
     const outcome = await this.inUseFor(() =>
@@ -527,6 +528,7 @@ export class UpstreamConnection {
     );
     if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
+    if (subscription && outcome.ok) this.resources.accepted(subscription.method, subscription.uri);
     return outcome;
   }
 
@@ -581,7 +583,7 @@ export class UpstreamConnection {
     clearTimeout(this.retryTimer);
     clearTimeout(this.idleTimer);
     this.relister.close();
-    this.resourceListen.close();
+    this.resources.close();
     this.notifications?.close();
     this.signIn?.close();
     this.abandonStart?.(new Error('closed'));
@@ -603,6 +605,11 @@ export class UpstreamConnection {
     this.ending.set(transport, done);
     void done.finally(() => this.ending.delete(transport));
   }
+}
+
+/** `resources/subscribe` and `resources/unsubscribe`, whose URIs a connection keeps (resourceSubscriptions.ts). */
+function isSubscription(method: string): method is 'resources/subscribe' | 'resources/unsubscribe' {
+  return method === 'resources/subscribe' || method === 'resources/unsubscribe';
 }
 
 function remaining(deadline: number): number {

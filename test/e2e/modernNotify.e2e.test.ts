@@ -94,6 +94,22 @@ describe.each(transports.flatMap((t) => upstreamEras.map((e) => [t, e] as const)
     await subB.close();
   });
 
+  it('a subscription outlives a restart of the upstream: the new process is subscribed again', async () => {
+    const a = await connect('survivor');
+    const seen = recording(a);
+    const sub = await a.listen({ resourceSubscriptions: ['note://a'] });
+    expect((await a.callTool({ name: 'notifier__crash', arguments: {} })).isError).toBe(true);
+    // Back after its backoff (about a second): touch until the new process answers.
+    let touched = false;
+    for (let i = 0; i < 100 && !touched; i++) {
+      touched = textOf(await a.callTool({ name: 'notifier__touch', arguments: { uri: 'note://a' } })) === 'touched note://a';
+      if (!touched) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(touched).toBe(true);
+    expect(await waitFor(() => seen.updates.length === 1)).toBe(true);
+    await sub.close();
+  });
+
   it('an upstream log during a call goes to that call, at the level its _meta asked for; none without one, none to others', async () => {
     const a = await connect('logger-a');
     const b = await connect('logger-b');

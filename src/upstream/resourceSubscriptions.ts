@@ -1,14 +1,18 @@
 /**
- * class ResourceListen: resource subscriptions on a modern (2026-07-28) upstream. That revision has
- * no `resources/subscribe`: a client names the URIs it wants `notifications/resources/updated` for in
- * a `subscriptions/listen` filter. So toolshelf's `resources/subscribe` / `resources/unsubscribe`
- * to such an upstream (made for its clients of either era, gateway/subscriptions.ts) keep one set of
- * URIs and one listen stream naming them all, opened afresh when the set changes (the new stream
- * before the old one is closed, so no update falls between) and after a reconnection or a dropped
- * stream. The updates arrive through the client's notification handlers, like a legacy upstream's.
- * Source: MCP spec 2026-07-28, Basic › Patterns › Subscriptions; SDK docs/clients/subscriptions.md;
- * issue #9 point 3.
+ * class ResourceSubscriptions: the resource URIs one upstream is subscribed to for toolshelf's
+ * clients (gateway/subscriptions.ts decides when), kept so they survive a restart of the upstream
+ * or a reconnection, in either era:
+ * - a 2025 upstream takes `resources/subscribe` / `resources/unsubscribe`, forwarded as they come;
+ *   after a reconnection each URI held is subscribed again (the new process knows none);
+ * - a 2026-07-28 upstream has no such methods: a client names the URIs it wants
+ *   `notifications/resources/updated` for in a `subscriptions/listen` filter. So one listen stream
+ *   names every URI held, opened afresh when the set changes (the new stream before the old one is
+ *   closed, so no update falls between), after a reconnection and after a dropped stream.
+ * The updates arrive through the client's notification handlers either way.
+ * Source: MCP spec 2025-11-25 Server › Resources › Subscriptions; 2026-07-28 Basic › Patterns ›
+ * Subscriptions; SDK docs/clients/subscriptions.md; issue #9 point 3.
  */
+import { ResultSchema } from '@modelcontextprotocol/core';
 import type { Client } from '@modelcontextprotocol/client';
 
 /** A JSON-RPC error for a subscription the upstream did not honor. */
@@ -20,7 +24,7 @@ export interface ListenFailure {
 /** How long after a dropped stream it is opened again, in ms. */
 const RETRY_MS = 1_000;
 
-export class ResourceListen {
+export class ResourceSubscriptions {
   private readonly uris = new Set<string>();
   private stream: { readonly client: Client; close(): Promise<void> } | undefined;
   /** Counts (re)openings; a stream's drop handler of an older opening does nothing. */
@@ -35,13 +39,19 @@ export class ResourceListen {
     private readonly onError: (error: Error) => void,
   ) {}
 
-  /** Whether `client`'s connection is the modern era (the only one this serves). */
+  /** Whether `client`'s connection is the modern era (subscriptions are a listen stream: {@link change}). */
   static serves(client: Client | undefined): boolean {
     return client?.getProtocolEra() === 'modern';
   }
 
+  /** On a legacy upstream: records a `resources/subscribe` or `resources/unsubscribe` of `uri` it accepted. */
+  accepted(method: 'resources/subscribe' | 'resources/unsubscribe', uri: string): void {
+    if (method === 'resources/subscribe') this.uris.add(uri);
+    else this.uris.delete(uri);
+  }
+
   /**
-   * Adds (`resources/subscribe`) or removes (`resources/unsubscribe`) `uri` and re-listens. Resolves
+   * On a modern upstream: adds (`resources/subscribe`) or removes (`resources/unsubscribe`) `uri` and re-listens. Resolves
    * to undefined, or to the failure when the upstream did not honor a subscription to `uri`.
    */
   async change(method: 'resources/subscribe' | 'resources/unsubscribe', uri: string): Promise<ListenFailure | undefined> {
@@ -60,9 +70,14 @@ export class ResourceListen {
     }
   }
 
-  /** After a (re)connection: listens again for the URIs held, if any. Never rejects. */
+  /** After a (re)connection: subscribes the URIs held again, if any (listens, on a modern upstream). Never rejects. */
   resume(): void {
-    if (this.uris.size > 0) void this.relisten().catch((error: Error) => this.onError(error));
+    const client = this.current();
+    if (this.uris.size === 0 || !client) return;
+    if (ResourceSubscriptions.serves(client)) return void this.relisten().catch((error: Error) => this.onError(error));
+    for (const uri of this.uris) {
+      void client.request({ method: 'resources/subscribe', params: { uri } } as never, ResultSchema).catch((error: Error) => this.onError(error));
+    }
   }
 
   /** Ends the stream (the connection is closing). */
@@ -78,7 +93,7 @@ export class ResourceListen {
     const generation = ++this.generation;
     const previous = this.stream;
     this.stream = undefined;
-    if (!client || !ResourceListen.serves(client) || this.uris.size === 0) {
+    if (!client || !ResourceSubscriptions.serves(client) || this.uris.size === 0) {
       await previous?.close().catch(() => undefined);
       return [];
     }
