@@ -133,7 +133,7 @@ describe.each(transports.flatMap((t) => upstreamEras.map((e) => [t, e] as const)
     const events = (): Record<string, unknown>[] => readFileSync(tracePath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(await waitFor(() => events().some((e) => e.event === 'tools_advertised' && e.era === 'modern'))).toBe(true);
     const advertised = events().filter((e) => e.event === 'tools_advertised' && e.era === 'modern').at(-1)!;
-    expect(advertised).toMatchObject({ session: 'modern', direct: 2, deferred: 0, promoted: 0, schemaBytes: JSON.stringify({ tools: listed.tools }).length });
+    expect(advertised).toMatchObject({ session: 'modern', direct: 3, deferred: 0, promoted: 0, schemaBytes: JSON.stringify({ tools: listed.tools }).length });
     expect(readFileSync(tracePath, 'utf8')).not.toContain(SECRET);
   });
 });
