@@ -14,11 +14,11 @@ import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
 
-export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL]
-       toolshelf inspect [--config FILE] [--json]          what each upstream costs on the wire
-       toolshelf search "QUERY" [--limit N] [--config FILE] what tool_search would answer
-       toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--json]   ranking quality
-       toolshelf auth login SERVER | status | logout SERVER   OAuth sign-in to remote servers
+export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL] [--no-share | --share]
+       toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]            what each upstream costs on the wire
+       toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]   what tool_search would answer
+       toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--subset NAME] [--json]    ranking quality
+       toolshelf auth login SERVER | status [--json] | logout SERVER [--config FILE]       OAuth sign-in to remote servers
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
   ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}

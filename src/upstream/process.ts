@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LineFramer } from './lineFramer.js';
 
 /** Variables passed to a child when `inheritEnv` is false: the SDK's safe list on POSIX. */
@@ -113,9 +114,22 @@ export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv, bin
   return path === '' ? merged : { ...merged, PATH: path };
 }
 
-/** The existing `node_modules/.bin` folders of `baseDir` and its ancestors ({@link binFolders}). */
+/** The folder of toolshelf's own package.json (this file is dist/upstream/process.js in it). */
+const OWN_PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Where an upstream's bare command is looked up before PATH, nearest first: the `node_modules/.bin`
+ * folders of `configDir` and its ancestors, then those of toolshelf's own package and its ancestors
+ * (`ownPackage`), so a config anywhere may name a server installed beside toolshelf, e.g. the bundled
+ * `mcp-server-memory` (newcomer report). Each folder once. Pure.
+ */
+export function binSearchFolders(configDir: string, ownPackage: string = OWN_PACKAGE): string[] {
+  return [...new Set([...binFolders(configDir), ...binFolders(ownPackage)])];
+}
+
+/** The existing folders of {@link binSearchFolders}. */
 function existingBinFolders(baseDir: string): string[] {
-  return binFolders(baseDir).filter((folder) => {
+  return binSearchFolders(baseDir).filter((folder) => {
     try {
       return statSync(folder).isDirectory();
     } catch {
@@ -126,8 +140,9 @@ function existingBinFolders(baseDir: string): string[] {
 
 /**
  * Spawns `spec` in its own process group with piped stdio, with the `node_modules/.bin` folders of
- * `baseDir` (the config file's folder) and its ancestors first on PATH, so the command may name an
- * installed package's bin (`mcp-server-memory`) wherever the package is installed. Each stderr line goes to `onStderrLine`
+ * `baseDir` (the config file's folder), of toolshelf's own package, and of their ancestors first on
+ * PATH ({@link binSearchFolders}), so the command may name an installed package's bin
+ * (`mcp-server-memory`) wherever the package is installed. Each stderr line goes to `onStderrLine`
  * as it arrives (so the pipe never fills), cut to {@link MAX_STDERR_LINE_BYTES}. Node reports most
  * spawn failures as the child's `error` event but throws some at once (e.g. ENOTDIR): callers map
  * both with {@link spawnFailure}.

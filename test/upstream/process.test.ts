@@ -5,7 +5,7 @@
  * npm scripts. Source: issue #8 point 8.
  */
 import { describe, expect, it } from 'vitest';
-import { binFolders, childEnvironment, isNpmVariable } from '../../src/upstream/process.js';
+import { binFolders, binSearchFolders, childEnvironment, isNpmVariable } from '../../src/upstream/process.js';
 
 /** What `npx --package toolshelf toolshelf` puts in toolshelf's environment (from a real run). */
 const NPX_ENV = {
@@ -56,6 +56,21 @@ describe('binFolders (issue #8 point 8a)', () => {
       '/home/u/node_modules/.bin',
       '/home/node_modules/.bin',
       '/node_modules/.bin',
+    ]);
+  });
+});
+
+describe('binSearchFolders (newcomer report: a config outside the project named a bundled bin)', () => {
+  it("looks beside the config first, then beside toolshelf's own package, each folder once", () => {
+    expect(binSearchFolders('/work/cfg', '/home/u/project/node_modules/toolshelf')).toEqual([
+      '/work/cfg/node_modules/.bin',
+      '/work/node_modules/.bin',
+      '/node_modules/.bin',
+      '/home/u/project/node_modules/toolshelf/node_modules/.bin',
+      '/home/u/project/node_modules/node_modules/.bin',
+      '/home/u/project/node_modules/.bin',
+      '/home/u/node_modules/.bin',
+      '/home/node_modules/.bin',
     ]);
   });
 });

@@ -1,0 +1,29 @@
+/**
+ * A config outside any project names a server by the bin toolshelf installed beside itself
+ * (`mcp-server-memory`, a dependency), with no node_modules/.bin on PATH: the upstream still starts,
+ * found beside toolshelf's own package (newcomer report; issue #8 point 8a looked only beside the config).
+ */
+import { delimiter, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliPath, tempDir, writeConfig } from '../helpers/gateway.js';
+
+let client: Client | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+describe('bare upstream commands', () => {
+  it('finds a bin installed beside toolshelf for a config in a folder with no node_modules', async () => {
+    const dir = tempDir('toolshelf-binlookup-');
+    const config = writeConfig({ mcpServers: { memory: { command: 'mcp-server-memory', env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }, exposure: 'direct' } } }, dir);
+    const PATH = (process.env.PATH ?? '').split(delimiter).filter((folder) => !folder.includes('node_modules')).join(delimiter);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', config], env: { ...process.env, PATH } as Record<string, string>, stderr: 'pipe' });
+    client = new Client({ name: 'bin-lookup', version: '1.0.0' });
+    await client.connect(transport);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('memory__read_graph');
+  });
+});
