@@ -68,6 +68,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     import('./schema/admit.js'),
     import('./gateway/instructions.js'),
     import('./gateway/modern/front.js'),
+    import('./gateway/subscriptions.js'),
+    import('./gateway/passthrough.js'),
   ]);
   const opened = await openShelf(config, logger, options.version, {
     onRebuilt: () => {
@@ -87,8 +89,18 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const watch = options.configFile ? await watchForReload(options.configFile, opened, logger) : undefined;
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
-  const [{ GatewaySession }, { serveHttp, maxSessionsFromEnv }, { serveStdio, MAX_STDIO_RESULT_BYTES }, { Admission }, { gatewayInstructions, upstreamInstructions }, { createModernFront }] =
-    await serving;
+  const [
+    { GatewaySession },
+    { serveHttp, maxSessionsFromEnv },
+    { serveStdio, MAX_STDIO_RESULT_BYTES },
+    { Admission },
+    { gatewayInstructions, upstreamInstructions },
+    { createModernFront },
+    { UpstreamSubscriptions },
+    { forwardSubscription },
+  ] = await serving;
+  // Upstream resource subscriptions, held by clients of both eras (issue #9 point 3).
+  const upstreamSubscriptions = new UpstreamSubscriptions((method, uri) => forwardSubscription(pool, routes, method, uri));
   const admit = admitter(opened.config, new Admission(), logger);
   /**
    * What a client is served with under the config applied now: a legacy session keeps it from when it
@@ -115,6 +127,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       passthrough: {
         directory: pool,
         routes,
+        upstreamSubscriptions,
         // Read at each use, so servers added by a reload are routed too.
         get naming() {
           const now = opened.config();
@@ -191,14 +204,14 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         logger.info(`no client for ${options.socket?.idleExitMs} ms; the shared instance ends`);
         void shutdown();
       },
-      modern: () => modernFront.stdioServer(),
+      modern: () => modernFront.stdioConnection(),
     }).catch(async (error: Error) => {
       watch?.close();
       await opened.close();
       throw new StartupError(`cannot listen on ${options.socket?.path}: ${error.message}`);
     });
   } else {
-    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioServer());
+    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioConnection());
   }
   return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
 }

@@ -7,6 +7,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { Catalogue } from '../catalog/build.js';
 import type { CatalogEntry } from '../catalog/types.js';
+import type { ToolsAdvertisedEvent } from '../trace/events.js';
 import { callToolTool, toolSearchTool } from './bridgeTools.js';
 import { ALWAYS_LOAD, SEARCH_HINT, searchHint, withMeta } from './clientMeta.js';
 import type { DiscoveryMode } from './clients.js';
@@ -66,4 +67,29 @@ export function advertisedTools(catalogue: Catalogue, promoted: readonly string[
 function hint(entry: CatalogEntry): Record<string, string> {
   const text = searchHint(entry.keywords);
   return text === undefined ? {} : { [SEARCH_HINT]: text };
+}
+
+/**
+ * The `tools_advertised` trace event (DESIGN §10) for `tools` answered to `session` of `era`: counts
+ * from `catalogue`, `promoted` of them still deferred, and the bytes and estimated tokens that
+ * `measure` gives for the whole `{ tools }` result. Carries no client data beyond the session id.
+ */
+export function advertisedEvent(
+  tools: readonly Tool[],
+  catalogue: Catalogue,
+  promoted: readonly string[],
+  who: { readonly session: string; readonly era: ToolsAdvertisedEvent['era'] },
+  measure: (value: unknown) => { bytes: number; tokens: number },
+): ToolsAdvertisedEvent {
+  const size = measure({ tools });
+  return {
+    event: 'tools_advertised',
+    session: who.session,
+    era: who.era,
+    direct: catalogue.direct.length,
+    deferred: catalogue.deferred.length,
+    promoted: promoted.filter((n) => catalogue.get(n)?.exposure === 'deferred').length,
+    schemaBytes: size.bytes,
+    tokens: size.tokens,
+  };
 }

@@ -23,6 +23,7 @@ import { jsonBytes } from '../schema/measure.js';
 import { handleRequest, type Extra } from './handlers.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamDirectory } from './types.js';
+import type { UpstreamSubscriptions } from './subscriptions.js';
 
 type Item = Record<string, unknown>;
 
@@ -62,6 +63,8 @@ export function registerPassthrough(
     subscriptions: Set<string>;
     /** Largest result in bytes this client accepts (stdio: the SDK client's 10 MiB line), if limited. */
     maxResultBytes?: number;
+    /** This client's id among the holders of the shared upstream subscriptions (legacy `resources/subscribe`), if it may subscribe. */
+    resourceSubscriptions?: { readonly holder: string; readonly upstream: UpstreamSubscriptions };
     /** The client request an upstream request is made for (its sampling and elicitation go there; issue #8 point 2). */
     originFor?: (extra: Extra) => RequestOrigin;
     /**
@@ -79,24 +82,16 @@ export function registerPassthrough(
     if (deps.maxResultBytes === undefined || bytes <= deps.maxResultBytes) return result;
     throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} is ${(bytes / 1048576).toFixed(1)} MiB, more than this client accepts over stdio`);
   };
-  const holders = (key: string): string[] => directory.capabilities().filter(([, c]) => c[key] !== undefined).map(([s]) => s);
-  const listResources = async (): Promise<Item[]> => {
-    const merged = mergeResources(await listEverywhere(directory, holders('resources'), 'resources/list', 'resources'));
-    routes.resources = merged.routes;
-    return merged.items;
-  };
-  const listTemplates = async (): Promise<Item[]> => {
-    routes.templates = await listEverywhere(directory, holders('resources'), 'resources/templates/list', 'resourceTemplates');
-    return routes.templates.flatMap(([, t]) => t);
-  };
+  const holders = (key: string): string[] => holdersOf(directory, key);
+  const listResources = (): Promise<Item[]> => listResourcesInto(directory, routes);
+  const listTemplates = (): Promise<Item[]> => listTemplatesInto(directory, routes);
   const listPrompts = async (): Promise<Item[]> => {
     const merged = mergePrompts(await listEverywhere(directory, holders('prompts'), 'prompts/list', 'prompts'), deps.naming, deps.prefixed);
     routes.prompts = merged.routes;
     return merged.items;
   };
-  // A client may read or get by a name it learnt in an earlier session: refresh the routes once on a miss.
-  const resourceRoute = async (uri: string): Promise<Route> =>
-    findResource(uri, routes) ?? (await Promise.all([listResources(), listTemplates()]), findResource(uri, routes)) ?? unknown('resource', uri);
+  const resourceRoute = (uri: string): Promise<Route> => routeResource(directory, routes, uri);
+  // A client may get by a name it learnt in an earlier session: refresh the routes once on a miss.
   const promptRoute = async (name: string): Promise<Route> =>
     routes.prompts.get(name) ?? (await listPrompts(), routes.prompts.get(name)) ?? unknown('prompt', name);
   if (capabilities.resources) {
@@ -113,19 +108,18 @@ export function registerPassthrough(
       const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, via(extra)), `resource ${request.params.uri}`);
       return renameContents(result, route.upstream, request.params.uri) as never;
     });
-    if ((capabilities.resources as { subscribe?: boolean }).subscribe) {
-      const forward = async (method: string, uri: string, options: AskOptions): Promise<void> => {
-        const route = await resourceRoute(uri);
-        await ask(directory, route.server, method, { uri: route.upstream }, options);
-      };
-      handleRequest(server, SubscribeRequestSchema, async (request, extra) => {
-        await forward('resources/subscribe', request.params.uri, via(extra));
+    const { holder, upstream } = deps.resourceSubscriptions ?? {};
+    if ((capabilities.resources as { subscribe?: boolean }).subscribe && holder !== undefined && upstream) {
+      // Upstream subscriptions are shared by every client (one per URI, ref-counted): one client's
+      // unsubscribe never ends another's updates.
+      handleRequest(server, SubscribeRequestSchema, async (request) => {
+        await upstream.add(holder, request.params.uri);
         deps.subscriptions.add(request.params.uri);
         return {};
       });
-      handleRequest(server, UnsubscribeRequestSchema, async (request, extra) => {
-        await forward('resources/unsubscribe', request.params.uri, via(extra));
+      handleRequest(server, UnsubscribeRequestSchema, async (request) => {
         deps.subscriptions.delete(request.params.uri);
+        await upstream.remove(holder, request.params.uri);
         return {};
       });
     }
@@ -157,6 +151,48 @@ export function registerPassthrough(
     });
   }
 }
+
+/** The servers whose capabilities have `key`. */
+function holdersOf(directory: UpstreamDirectory, key: string): string[] {
+  return directory.capabilities().filter(([, c]) => c[key] !== undefined).map(([s]) => s);
+}
+
+/** Lists every upstream's resources, merged; the routes they give replace `routes.resources`. */
+async function listResourcesInto(directory: UpstreamDirectory, routes: SharedRoutes): Promise<Item[]> {
+  const merged = mergeResources(await listEverywhere(directory, holdersOf(directory, 'resources'), 'resources/list', 'resources'));
+  routes.resources = merged.routes;
+  return merged.items;
+}
+
+/** Lists every upstream's resource templates into `routes.templates`. */
+async function listTemplatesInto(directory: UpstreamDirectory, routes: SharedRoutes): Promise<Item[]> {
+  routes.templates = await listEverywhere(directory, holdersOf(directory, 'resources'), 'resources/templates/list', 'resourceTemplates');
+  return routes.templates.flatMap(([, t]) => t);
+}
+
+/**
+ * The upstream and upstream URI of client-visible `uri`. A client may read by a name it learnt in an
+ * earlier session: the routes are refreshed once on a miss. @throws ResourceNotFoundError (-32602).
+ */
+export async function routeResource(directory: UpstreamDirectory, routes: SharedRoutes, uri: string): Promise<Route> {
+  return (
+    findResource(uri, routes) ??
+    (await Promise.all([listResourcesInto(directory, routes), listTemplatesInto(directory, routes)]), findResource(uri, routes)) ??
+    unknown('resource', uri)
+  );
+}
+
+/**
+ * Subscribes (`resources/subscribe`) or unsubscribes the upstream that owns client-visible `uri`.
+ * @throws ResourceNotFoundError for an unknown URI, ProtocolError with the upstream's error.
+ */
+export async function forwardSubscription(directory: UpstreamDirectory, routes: SharedRoutes, method: 'resources/subscribe' | 'resources/unsubscribe', uri: string): Promise<void> {
+  const route = await routeResource(directory, routes, uri);
+  await ask(directory, route.server, method, { uri: route.upstream }, { signal: AbortSignal.timeout(SUBSCRIBE_TIMEOUT_MS) });
+}
+
+/** Longest wait for an upstream's answer to `resources/subscribe` or `resources/unsubscribe`, in ms (the connection's own call timeout applies too). */
+const SUBSCRIBE_TIMEOUT_MS = 60_000;
 
 function rejectCursor(cursor: unknown): void {
   if (cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: this list has a single page');

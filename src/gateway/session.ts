@@ -7,7 +7,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, ResultSchema } from '@mo
 import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type Tool, type Transport } from '@modelcontextprotocol/server';
 import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
-import { advertisedTools } from './advertise.js';
+import { advertisedEvent, advertisedTools } from './advertise.js';
 import { fitResult } from './results.js';
 import { SHELF_INSTRUCTIONS } from './instructions.js';
 import { GatewayServer, handleRequest, type Extra } from './handlers.js';
@@ -18,6 +18,7 @@ import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRou
 import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
 import { clientCapabilityFor, noRoots } from '../upstream/relay.js';
 import type { RequestOrigin } from '../upstream/types.js';
+import type { UpstreamSubscriptions } from './subscriptions.js';
 
 /** Everything a session is given by the composition root. */
 export interface SessionOptions {
@@ -49,9 +50,16 @@ export interface SessionOptions {
     readonly routes: SharedRoutes;
     readonly naming: NamingOptions;
     readonly prefixed: (server: string) => boolean;
+    /** The process's upstream resource subscriptions, shared by every client (issue #9 point 3). */
+    readonly upstreamSubscriptions: UpstreamSubscriptions;
   };
 }
 
+
+/** An upstream's log message as a client sees it: its logger prefixed with the server key (`server/logger`, or `server`). */
+export function upstreamLog(server: string, params: Record<string, unknown>): Record<string, unknown> {
+  return { ...params, logger: typeof params.logger === 'string' ? `${server}/${params.logger}` : server };
+}
 
 /** How long a client may take to answer a relayed sampling or elicitation request, in ms (a person may be answering). */
 export const RELAY_TIMEOUT_MS = 600_000;
@@ -84,6 +92,7 @@ export class GatewaySession {
       ...options.passthrough,
       originFor: (extra) => this.originFor(extra),
       subscriptions: this.subscriptions,
+      resourceSubscriptions: { holder: options.id, upstream: options.passthrough.upstreamSubscriptions },
       ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
     });
   }
@@ -102,8 +111,7 @@ export class GatewaySession {
       const uri = clientUri(this.options.passthrough.routes, server, params.uri);
       if (this.subscriptions.has(uri)) send(method, { ...params, uri });
     } else if (method === 'notifications/message' && this.capabilities.logging && params) {
-      const logger = typeof params.logger === 'string' ? `${server}/${params.logger}` : server;
-      send(method, { ...params, logger });
+      send(method, upstreamLog(server, params));
     }
   }
 
@@ -121,17 +129,7 @@ export class GatewaySession {
   listTools(): Tool[] {
     const tools = this.currentTools();
     this.lastListed = JSON.stringify(tools);
-    const size = this.options.measure({ tools });
-    const shelf = this.options.shelf();
-    this.options.trace.record({
-      event: 'tools_advertised',
-      session: this.options.id,
-      direct: shelf.catalogue.direct.length,
-      deferred: shelf.catalogue.deferred.length,
-      promoted: this.promoted.filter((n) => shelf.catalogue.get(n)?.exposure === 'deferred').length,
-      schemaBytes: size.bytes,
-      tokens: size.tokens,
-    });
+    this.options.trace.record(advertisedEvent(tools, this.options.shelf().catalogue, this.promoted, { session: this.options.id, era: 'legacy' }, this.options.measure));
     return tools;
   }
 
@@ -228,8 +226,9 @@ export class GatewaySession {
     return (await extra.mcpReq.send({ method, ...(params ? { params } : {}) } as never, ResultSchema, { signal, timeout: RELAY_TIMEOUT_MS })) as Record<string, unknown>;
   }
 
-  /** Closes the SDK Server (and with it the transport). */
+  /** Closes the SDK Server (and with it the transport), and drops this client's upstream subscriptions. */
   close(): Promise<void> {
+    this.options.passthrough.upstreamSubscriptions.release(this.options.id);
     return this.server.close();
   }
 }

@@ -6,10 +6,9 @@
  */
 import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
-import { MAX_STDIO_RESULT_BYTES, serveStream } from './stdio.js';
+import { MAX_STDIO_RESULT_BYTES, serveStream, type ModernStdio } from './stdio.js';
 
 /** Socket front options. Times in ms. */
 export interface SocketFrontOptions {
@@ -23,7 +22,7 @@ export interface SocketFrontOptions {
   readonly idleExitMs: number;
   readonly onIdle: () => void;
   /** The Server for a relayed client that opens with `server/discover` (modern era, issue #9). */
-  readonly modern: () => Server;
+  readonly modern: () => ModernStdio;
 }
 
 /** A listening socket front. */

@@ -15,6 +15,21 @@ import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprot
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 
+/**
+ * The modern side of one stdio connection: its Server, built when the connection is pinned to the
+ * modern era; shown each inbound message of a connection not pinned legacy (the SDK entry answers
+ * `subscriptions/listen` itself, so its filter is read here); closed when the input ends.
+ */
+export interface ModernStdio {
+  server(): Server;
+  /**
+   * Sees an inbound message before the SDK does. A promise holds it (and every later line) back
+   * until it settles, and gives the message to pass on in its place.
+   */
+  observe(message: unknown): Promise<unknown> | undefined;
+  close(): void;
+}
+
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
@@ -28,7 +43,7 @@ export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
  * Serves this process's stdio; `onEnd` runs once when the client goes away. `modern` builds the
  * Server for a connection that opens with `server/discover` (see {@link serveStream}).
  */
-export function serveStdio(session: GatewaySession, onEnd: () => void, modern: () => Server): Promise<void> {
+export function serveStdio(session: GatewaySession, onEnd: () => void, modern: () => ModernStdio): Promise<void> {
   return serveStream(session, process.stdin, process.stdout, onEnd, modern);
 }
 
@@ -37,13 +52,18 @@ export function serveStdio(session: GatewaySession, onEnd: () => void, modern: (
  * stdio, or one relayed client's socket in a shared instance (issue #11 point 1). `onEnd` runs once
  * when the input ends. The SDK's era-pinning entry owns the connection: an opening `initialize` pins
  * it to `session` (legacy), an opening `server/discover` to the Server `modern` builds (issue #9,
- * DESIGN §14).
+ * DESIGN §14); `modern()` is made for each connection, shown its inbound messages and told when the input ends.
  */
-export async function serveStream(session: GatewaySession, input: Readable, output: Writable, onEnd: () => void, modern: () => Server): Promise<void> {
+export async function serveStream(session: GatewaySession, input: Readable, output: Writable, onEnd: () => void, modern: () => ModernStdio): Promise<void> {
   let ended = false;
+  const modernSide = modern();
+  // `initialize` pins a legacy connection before its first other message; a modern one is pinned
+  // only at its first request after `server/discover`, so until then every message is shown to it.
+  let legacy = false;
   const end = (): void => {
     if (ended) return;
     ended = true;
+    modernSide.close();
     onEnd();
   };
   input.once('end', end);
@@ -58,8 +78,12 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
       }
       // The SDK transport would report an invalid request without the line, so only id null could be sent.
       const answered = invalidRequestAnswer(value);
-      if (answered) void transport.send(answered);
-      return answered === undefined;
+      if (answered) {
+        void transport.send(answered);
+        return false;
+      }
+      const held = legacy ? undefined : modernSide.observe(value);
+      return held ? held.then((message) => Buffer.from(`${JSON.stringify(message)}\n`)) : true;
     },
   });
   const transport = new StdioServerTransport(lines, output);
@@ -69,7 +93,7 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
   input.pipe(lines);
-  serveEras(({ era }) => (era === 'modern' ? modern() : session.server), { transport, onerror });
+  serveEras(({ era }) => (era === 'modern' ? modernSide.server() : ((legacy = true), session.server)), { transport, onerror });
 }
 
 /** The JSON value of a line, or undefined when it is not JSON. */
@@ -85,8 +109,12 @@ function parseOrUndefined(line: Buffer): unknown {
 interface LineRules {
   /** Called once for a line longer than the limit (dropped). */
   oversized(): void;
-  /** Whether a whole line within the limit goes on to the SDK transport; it answers any line it refuses. */
-  admit(line: Buffer): boolean;
+  /**
+   * Whether a whole line within the limit goes on to the SDK transport; it answers any line it
+   * refuses. A promise holds the line and every later one until it settles, and gives the line to
+   * pass on in its place.
+   */
+  admit(line: Buffer): boolean | Promise<Buffer>;
 }
 
 /**
@@ -106,11 +134,16 @@ class LineFilter extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    let start = 0;
-    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+    this.feed(chunk, 0, done);
+  }
+
+  /** Splits `chunk` from `start` into lines; a line held back by its admission resumes the rest when it is let through. */
+  private feed(chunk: Buffer, start: number, done: TransformCallback): void {
+    for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
       this.collect(chunk.subarray(start, newline + 1));
-      this.endLine();
       start = newline + 1;
+      const held = this.endLine();
+      if (held) return void held.then(() => this.feed(chunk, start, done));
     }
     if (start < chunk.length) this.collect(chunk.subarray(start));
     done();
@@ -124,12 +157,15 @@ class LineFilter extends Transform {
     this.parts = [];
   }
 
-  private endLine(): void {
+  /** Ends the current line; a promise when its admission holds it back (pushed once that settles). */
+  private endLine(): Promise<void> | undefined {
     const line = this.oversized ? undefined : Buffer.concat(this.parts);
-    if (line === undefined) this.rules.oversized();
-    else if (this.rules.admit(line)) this.push(line);
     this.parts = [];
     this.size = 0;
     this.oversized = false;
+    if (line === undefined) return void this.rules.oversized();
+    const admitted = this.rules.admit(line);
+    if (admitted === true) this.push(line);
+    return admitted instanceof Promise ? admitted.then((replaced) => void this.push(replaced), () => void this.push(line)) : undefined;
   }
 }

@@ -8,6 +8,8 @@ export type CallOrigin = 'direct' | 'promoted' | 'catalog' | 'bridge' | 'unknown
 export interface ToolsAdvertisedEvent {
   readonly event: 'tools_advertised';
   readonly session: string;
+  /** The requesting client's protocol era (DESIGN §14): `legacy` (a session) or `modern` (2026-07-28, no session). */
+  readonly era: 'legacy' | 'modern';
   readonly direct: number;
   readonly deferred: number;
   readonly promoted: number;

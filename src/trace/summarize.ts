@@ -9,7 +9,7 @@ import type { Logger } from './log.js';
 export function describeEvent(event: TraceEvent): string {
   switch (event.event) {
     case 'tools_advertised':
-      return `tools/list for ${event.session}: ${event.direct} direct, ${event.promoted} promoted, ${event.deferred} deferred, ${event.schemaBytes} B (~${event.tokens} tokens)`;
+      return `tools/list for ${event.session} (${event.era}): ${event.direct} direct, ${event.promoted} promoted, ${event.deferred} deferred, ${event.schemaBytes} B (~${event.tokens} tokens)`;
     case 'tool_searched':
       return `tool_search ${event.callId}: ${event.matched.length} match(es) by ${event.ranker}${event.fallback ? ` (fallback: ${event.fallback})` : ''} in ${event.latencyMs} ms`;
     case 'tool_called':

@@ -25,7 +25,8 @@ import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
 import { cachedVerdict, type ListingStore } from './listingCache.js';
-import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedChild, verdictOf, type EraVerdict } from './era.js';
+import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedChild, serverChanged, stampNow, verdictOf, type EraVerdict, type VerdictStamp } from './era.js';
+import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
@@ -112,6 +113,13 @@ export class UpstreamConnection {
   private cachedCapabilities: Record<string, unknown> | undefined;
   /** The protocol era this upstream speaks, from the cache or the last connect (issue #9 point 4). */
   private verdict: EraVerdict | undefined;
+  /** When {@link verdict} was probed and the server's name and version then (it expires: issue #9 point 4). */
+  private stamp: VerdictStamp | undefined;
+  /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; issue #9 point 3). */
+  private readonly resources = new ResourceSubscriptions(
+    () => (this.status === 'ready' ? this.client : undefined),
+    (error) => this.options.logger.debug(`upstream "${this.key}": subscribing resources again: ${error.message}`),
+  );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
   /** The start in progress, awaited by a first use. */
@@ -132,7 +140,11 @@ export class UpstreamConnection {
     // Only a remote server's Streamable HTTP streams can name the call a request belongs to.
     this.calls = new CallRouter(isRemote(server) && server.transport !== 'sse');
     const forward = options.onNotification;
-    if (forward) this.notifications = new NotificationGate(key, (notification) => forward(key, notification));
+    if (forward) {
+      this.notifications = new NotificationGate(key, ({ origin, ...notification }) =>
+        origin?.log ? origin.log(key, notification.params ?? {}) : forward(key, notification),
+      );
+    }
     this.relister = new Relister({
       key,
       logger: options.logger,
@@ -174,6 +186,8 @@ export class UpstreamConnection {
     this.instructions = cached.instructions;
     this.cachedCapabilities = cached.capabilities;
     this.verdict = cachedVerdict(cached);
+    if (this.verdict && cached.eraCheckedAt) this.stamp = { eraCheckedAt: cached.eraCheckedAt, ...(cached.eraServerInfo ? { eraServerInfo: cached.eraServerInfo } : {}) };
+    else if (cached.era) this.options.logger.debug(`upstream "${this.key}": the cached ${cached.era} verdict is over 7 days old (or unstamped); probing its era again`);
     this.fromCache = true;
     if (this.lazy) this.status = 'idle';
     else void this.start();
@@ -232,7 +246,7 @@ export class UpstreamConnection {
     const instructions = client?.getInstructions();
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
-    this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}), ...this.verdict });
+    this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}), ...this.verdict, ...(this.verdict ? this.stamp : {}) });
   }
 
   /** Start timeout in ms: the server's `startTimeoutMs`, else the pool's option, else 30 s. */
@@ -272,6 +286,7 @@ export class UpstreamConnection {
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
       this.upSince = Date.now();
+      this.resources.resume();
       this.saveListing();
       this.stderrTail.markUp();
       if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
@@ -313,7 +328,7 @@ export class UpstreamConnection {
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
         // A list_changed on a call's stream must not run the re-list as part of that call.
         client.setNotificationHandler('notifications/tools/list_changed', () => outsideCalls(() => this.relister.schedule()));
-        client.fallbackNotificationHandler = async (notification) => this.notifications?.push(notification as UpstreamNotification);
+        client.fallbackNotificationHandler = async (notification) => this.notifications?.push(this.withOwner(notification as UpstreamNotification));
         listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${error.message}`));
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
@@ -324,6 +339,7 @@ export class UpstreamConnection {
         lastError = error;
         // A cached verdict may be stale (the server changed era): the next start probes afresh.
         this.verdict = undefined;
+        this.stamp = undefined;
         if (!this.isCurrent(generation)) break;
         this.endClient();
         // Credentials are refused whatever the transport: trying SSE would only ask again.
@@ -351,16 +367,30 @@ export class UpstreamConnection {
       await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
       return client;
     };
-    let client: Client;
-    try {
-      client = await open(priorFor(setting, this.verdict));
-    } catch (error) {
-      if (!probeEndedChild(error) || !this.isCurrent(generation)) throw error;
-      this.options.logger.debug(`upstream "${this.key}" exited on the server/discover probe: a legacy server; starting it again`);
+    const openInEra = async (prior: PriorDiscovery | undefined): Promise<Client> => {
+      try {
+        return await open(prior);
+      } catch (error) {
+        if (!probeEndedChild(error) || !this.isCurrent(generation)) throw error;
+        this.options.logger.debug(`upstream "${this.key}" exited on the server/discover probe: a legacy server; starting it again`);
+        this.endClient();
+        return open({ kind: 'legacy' });
+      }
+    };
+    const prior = priorFor(setting, this.verdict);
+    let client = await openInEra(prior);
+    // A server that now gives another name or version than when its legacy verdict was probed may have
+    // gained the 2026-07-28 revision: probe it now rather than in 7 days (issue #9 point 4).
+    if (prior?.kind === 'legacy' && serverChanged(this.stamp, client.getServerVersion()) && this.isCurrent(generation)) {
+      this.options.logger.debug(`upstream "${this.key}" is now ${client.getServerVersion()?.version}; probing its era again`);
       this.endClient();
-      client = await open({ kind: 'legacy' });
+      client = await openInEra(priorFor(setting, undefined));
+      this.verdict = undefined;
     }
-    this.verdict = verdictOf(client);
+    const verdict = verdictOf(client);
+    // A verdict taken from the cache keeps its stamp: its age counts from the probe that made it.
+    if (!prior || !this.verdict || verdict?.era !== this.verdict.era) this.stamp = stampNow(client.getServerVersion());
+    this.verdict = verdict;
     return client;
   }
 
@@ -378,6 +408,17 @@ export class UpstreamConnection {
     const owner = this.calls.owner();
     if (!owner.ok && !(owner.idle && method === 'roots/list')) this.options.logger.info(`upstream "${this.key}": refused a request for the client: ${owner.reason}`);
     return owner;
+  }
+
+  /**
+   * A log message sent during a client's request goes to that client alone when its origin takes
+   * logs (a modern client); which request it belongs to is decided as for sampling (callRouting.ts).
+   * Anything else, or a log nobody can be named for, is passed to every session as before.
+   */
+  private withOwner(notification: UpstreamNotification): UpstreamNotification {
+    if (notification.method !== 'notifications/message') return notification;
+    const owner = this.calls.owner();
+    return owner.ok && owner.origin.log ? { ...notification, origin: owner.origin } : notification;
   }
 
   private onStderr(line: string): void {
@@ -419,7 +460,8 @@ export class UpstreamConnection {
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
   get capabilities(): Record<string, unknown> | undefined {
-    if (this.status === 'idle') return this.cachedCapabilities;
+    // Starting from the cache: what it had, so a client that connects meanwhile is offered the same (its requests wait for the start).
+    if (this.status === 'idle' || (this.status === 'starting' && this.fromCache)) return this.cachedCapabilities;
     return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
   }
 
@@ -470,6 +512,13 @@ export class UpstreamConnection {
    * remote session is renewed and the request sent once more, as for calls.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
+    const subscription = isSubscription(method) && typeof params?.uri === 'string' ? { method, uri: params.uri } : undefined;
+    if (subscription) {
+      // A modern upstream has no such method: its subscriptions are one listen stream (resourceSubscriptions.ts).
+      const { method: verb, uri } = subscription;
+      const listened = await this.inUseFor(async () => (ResourceSubscriptions.serves(this.client) ? { failure: await this.resources.change(verb, uri) } : undefined));
+      if (listened) return listened.failure ? { ok: false, error: listened.failure } : { ok: true, result: {} };
+    }
     const outcome = await this.inUseFor(() =>
       this.calls.track(
         options.origin,
@@ -479,6 +528,7 @@ export class UpstreamConnection {
     );
     if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
+    if (subscription && outcome.ok) this.resources.accepted(subscription.method, subscription.uri);
     return outcome;
   }
 
@@ -533,6 +583,7 @@ export class UpstreamConnection {
     clearTimeout(this.retryTimer);
     clearTimeout(this.idleTimer);
     this.relister.close();
+    this.resources.close();
     this.notifications?.close();
     this.signIn?.close();
     this.abandonStart?.(new Error('closed'));
@@ -554,6 +605,11 @@ export class UpstreamConnection {
     this.ending.set(transport, done);
     void done.finally(() => this.ending.delete(transport));
   }
+}
+
+/** `resources/subscribe` and `resources/unsubscribe`, whose URIs a connection keeps (resourceSubscriptions.ts). */
+function isSubscription(method: string): method is 'resources/subscribe' | 'resources/unsubscribe' {
+  return method === 'resources/subscribe' || method === 'resources/unsubscribe';
 }
 
 function remaining(deadline: number): number {

@@ -5,7 +5,8 @@
  * listing (command, args, env, cwd, url, headers, transport, and the config folder relative paths
  * resolve against): an edited entry gets a new name and is listed afresh; toolshelf's own keys
  * (exposure, keywords, timeouts) change nothing upstream and keep the cache. The record also keeps the
- * upstream's protocol era verdict (era.ts, issue #9 point 4). Written atomically, 0600.
+ * upstream's protocol era verdict (era.ts, issue #9 point 4) with when it was probed and the server's
+ * name and version then, so it expires. Written atomically, 0600.
  * A missing, unreadable or foreign file is a miss, never an error. Source: issue #11 point 2.
  */
 import { readFileSync } from 'node:fs';
@@ -16,13 +17,13 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import { stableHash } from '../lib/hash.js';
 import { writePrivateFile } from '../lib/stateDir.js';
 import type { Logger } from '../trace/log.js';
-import type { EraVerdict } from './era.js';
+import { isFresh, type EraVerdict, type VerdictStamp } from './era.js';
 
 /** Bumped when the record's shape changes; a record of another format is a miss. */
 export const LISTING_FORMAT = 1;
 
 /** What an upstream told us when it was last listed. */
-export interface UpstreamListing {
+export interface UpstreamListing extends Partial<VerdictStamp> {
   readonly tools: readonly UpstreamTool[];
   /** `instructions` from its initialize result. */
   readonly instructions?: string;
@@ -50,8 +51,13 @@ export interface ListingStore {
   save(key: string, server: ServerConfig, listing: UpstreamListing): void;
 }
 
-/** The era verdict in `listing`, if it holds a whole one (a `modern` era needs its discover result). */
-export function cachedVerdict(listing: UpstreamListing): EraVerdict | undefined {
+/**
+ * The era verdict in `listing`, if it holds a whole one (a `modern` era needs its discover result)
+ * that is still fresh at `now` (ms; era.ts {@link isFresh}: stamped less than 7 days ago). A stale
+ * verdict is no verdict: the next connect probes again and stamps what it finds (issue #9 point 4).
+ */
+export function cachedVerdict(listing: UpstreamListing, now = Date.now()): EraVerdict | undefined {
+  if (!isFresh(listing, now)) return undefined;
   if (listing.era === 'legacy') return { era: 'legacy' };
   return listing.era === 'modern' && listing.discover ? { era: 'modern', discover: listing.discover } : undefined;
 }

@@ -8,10 +8,14 @@
  * ~500 MB, other calls stalled); MCP spec, Utilities › Logging (servers should rate-limit messages).
  */
 
+import type { RequestOrigin } from './types.js';
+
 /** A notification as the SDK delivers it. */
 export interface UpstreamNotification {
   readonly method: string;
   readonly params?: Record<string, unknown>;
+  /** The request it was sent during, when that is known and its client takes it alone (a log message; issue #9 point 3). */
+  readonly origin?: RequestOrigin;
 }
 
 /** Notifications passed per second and upstream; the rest of that second's are dropped. */

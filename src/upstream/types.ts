@@ -40,6 +40,13 @@ export interface RequestOrigin {
    * while another call runs (callRouting.ts). Absent: never parked.
    */
   parked?(): boolean;
+  /**
+   * Delivers a `notifications/message` that upstream `server` sent during this request to its client
+   * alone (a modern client: on the request's own stream, at the level its `_meta` asked, nothing
+   * without one). Absent: the client takes upstream log messages as a session (legacy broadcast).
+   * Source: MCP spec 2026-07-28, Server › Utilities › Logging; issue #9 point 3.
+   */
+  log?(server: string, params: Record<string, unknown>): void;
 }
 
 /** Per-call options. Times in ms. */

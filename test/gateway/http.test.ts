@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyDefaults } from '../../src/config/defaults.js';
 import { serveHttp, type HttpFront } from '../../src/gateway/http.js';
 import { GatewaySession } from '../../src/gateway/session.js';
+import { UpstreamSubscriptions } from '../../src/gateway/subscriptions.js';
 import { buildShelf } from '../../src/shelf.js';
 import { nullTrace } from '../../src/trace/jsonl.js';
 import { silentLogger } from '../../src/trace/log.js';
@@ -33,6 +34,7 @@ function makeSession(id: string): GatewaySession {
       routes: { resources: new Map(), prompts: new Map(), templates: [] },
       naming: config.naming,
       prefixed: () => true,
+      upstreamSubscriptions: new UpstreamSubscriptions(async () => undefined),
     },
     settings: { discoveryEnabled: true, defaultLimit: 5, maxLimit: 20, captureToolIo: false, callTool: 'auto' },
   });

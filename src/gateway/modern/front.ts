@@ -13,7 +13,10 @@ import { SEARCHES_MCP_TOOLS } from '../clients.js';
 import { clientUri } from '../passthrough.js';
 import { sendWebResponse, webRequest } from '../webBridge.js';
 import { HeldCalls } from './heldCalls.js';
+import { holdUris, listenRequest, StdioListens, withResourceSubscriptions } from './listens.js';
 import { modernServer, modernTools, type ModernOptions, type ModernServer } from './server.js';
+import type { UpstreamSubscriptions } from '../subscriptions.js';
+import type { ModernStdio } from '../stdio.js';
 
 /** The modern front of one toolshelf process. */
 export interface ModernFront {
@@ -22,13 +25,22 @@ export interface ModernFront {
    * written nothing, when the SDK classifies it legacy (left to the session front).
    */
   serveHttp(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>;
-  /** A Server for a stdio connection pinned to the modern era (serveStdio's factory, modern arm). */
-  stdioServer(): ModernServer;
+  /**
+   * The modern side of one stdio connection: `server()` for serveStdio's factory (modern arm), and
+   * `observe` for every inbound message and `close` at its end, so the resource URIs it listens to
+   * are subscribed upstream while its streams are open.
+   */
+  stdioConnection(): ModernStdioConnection;
   /** After a catalogue rebuild: tells listening modern clients if the modern tools/list changed. */
   catalogueChanged(): void;
   /** Publishes an upstream's resource or prompt change to listening modern clients. */
   forwardNotification(server: string, notification: { method: string; params?: Record<string, unknown> }): void;
   close(): Promise<void>;
+}
+
+/** One modern stdio connection (see {@link ModernFront.stdioConnection}). */
+export interface ModernStdioConnection extends ModernStdio {
+  server(): ModernServer;
 }
 
 /** What stdio and HTTP publish to (the SDK handler's `notify`, or the stdio instances' own list_changed). */
@@ -62,6 +74,8 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>): M
     return JSON.stringify([undefined, SEARCHES_MCP_TOOLS[0]].map((name) => modernTools(options, name)));
   };
   let listed = fingerprint();
+  const upstream = (): UpstreamSubscriptions => current().passthrough.upstreamSubscriptions;
+  let connections = 0;
   return {
     async serveHttp(req, res, body) {
       const request = webRequest(req, res);
@@ -71,14 +85,37 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>): M
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' }, id: null }));
         return true;
       }
+      const listen = listenRequest(body);
+      if (listen && listen.uris.length > 0) {
+        // Held while this stream is open; the acknowledgment promises only what upstreams agreed to.
+        const holder = `http-${(connections += 1)}:listen`;
+        let gone = false;
+        res.once('close', () => {
+          gone = true;
+          upstream().release(holder);
+        });
+        body = withResourceSubscriptions(body, await holdUris(upstream(), holder, listen.uris));
+        // The client left while the subscriptions were being made: drop what they added.
+        if (gone) upstream().release(holder);
+      }
       await sendWebResponse(await http().fetch(request, { parsedBody: body }), res);
       return true;
     },
-    stdioServer() {
-      const server = build();
-      stdio.add(server);
-      server.onclose = () => void stdio.delete(server);
-      return server;
+    stdioConnection() {
+      const listens = new StdioListens(`stdio-${(connections += 1)}`, upstream);
+      return {
+        server: () => {
+          const server = build();
+          stdio.add(server);
+          server.onclose = () => {
+            stdio.delete(server);
+            listens.close();
+          };
+          return server;
+        },
+        observe: (message) => listens.observe(message),
+        close: () => listens.close(),
+      };
     },
     catalogueChanged() {
       const now = fingerprint();

@@ -37,11 +37,12 @@ import {
   type ClientCapabilities,
   type InputRequiredResult,
   type Result,
+  type LoggingLevel,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { clientCapabilityFor, noRoots } from '../../upstream/relay.js';
 import type { RequestOrigin } from '../../upstream/types.js';
-import { RELAY_TIMEOUT_MS } from '../session.js';
+import { RELAY_TIMEOUT_MS, upstreamLog } from '../session.js';
 
 /** How long a held call waits for the client's retry after answering `input_required`, in ms (a person may be answering; the legacy relay's limit). */
 export const HOLD_MS = RELAY_TIMEOUT_MS;
@@ -111,6 +112,7 @@ class HeldCall<R extends Result> {
       session: `modern:${this.id}`,
       ask: (method, params, signal, key) => this.ask(method, params, signal, key),
       parked: () => this.parked,
+      log: (server, params) => this.log(server, params),
     };
     void run(extra as unknown as ServerContext, origin).then(
       (value) => this.end({ ok: true, value }),
@@ -232,6 +234,15 @@ class HeldCall<R extends Result> {
       onExpired();
     }, HOLD_MS);
     this.expiry.unref();
+  }
+
+  /**
+   * An upstream's log message during this call goes to the current round's stream, at the level that
+   * round's `_meta` asked for (none: dropped), as the SDK's request logger filters it (issue #9 point 3).
+   */
+  private log(server: string, params: Record<string, unknown>): void {
+    const { level, data, logger } = upstreamLog(server, params) as { level: LoggingLevel; data: unknown; logger: string };
+    void this.round?.ctx.mcpReq.log(level, data, logger).catch(() => undefined);
   }
 
   /** Progress from upstream goes to the current round, under that round's own token (none: dropped). */

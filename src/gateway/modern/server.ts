@@ -11,9 +11,11 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import {
   CLIENT_INFO_META_KEY,
   isInputRequiredResult,
+  LOG_LEVEL_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type CallToolRequest,
   type Implementation,
   type JSONRPCRequest,
   type Result,
@@ -21,7 +23,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
-import { advertisedTools } from '../advertise.js';
+import { advertisedEvent, advertisedTools } from '../advertise.js';
 import { CALL_TOOL } from '../bridgeTools.js';
 import { descriptionLimit, discoveryMode } from '../clients.js';
 import { dispatchCall } from '../dispatch.js';
@@ -90,14 +92,16 @@ export function modernServer(options: ModernOptions): ModernServer {
   );
   handleRequest(server, ListToolsRequestSchema, (request, ctx) => {
     if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
-    return { tools: modernTools(options, clientName(ctx)) };
+    const tools = modernTools(options, clientName(ctx));
+    options.trace.record(advertisedEvent(tools, options.shelf().catalogue, [], { session: 'modern', era: 'modern' }, options.measure));
+    return { tools };
   });
   handleRequest(server, CallToolRequestSchema, (request, ctx) =>
     options.held.serve(request, ctx, async (extra, origin) => {
       const name = clientName(ctx);
       const mode = discoveryMode(options.settings.discoveryMode, name);
       calls += 1;
-      const outcome = await dispatchCall(request, extra, {
+      const outcome = await dispatchCall(withLogLevel(request, ctx), extra, {
         callId: `modern:${calls}`,
         session: 'modern',
         shelf: options.shelf(),
@@ -154,6 +158,17 @@ export function modernSearchDescription(legacy: string): string {
 /** call_tool is the way to run a found tool for a modern client, so only `bridge.callTool: "never"` turns it off. */
 function callToolOn(options: Omit<ModernOptions, 'held'>, mode: 'own' | 'client'): boolean {
   return mode === 'own' && options.settings.callTool !== 'never';
+}
+
+/**
+ * `request` with the log level its `_meta` envelope asked for (if any) kept in the `_meta` forwarded
+ * upstream, so a modern upstream logs to the call at that level (a 2025 one ignores the key and logs
+ * as it does; toolshelf filters). Source: MCP spec 2026-07-28, Server › Utilities › Logging.
+ */
+function withLogLevel(request: CallToolRequest, ctx: ServerContext): CallToolRequest {
+  const level = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as unknown;
+  if (typeof level !== 'string' || request.params._meta?.[LOG_LEVEL_META_KEY] !== undefined) return request;
+  return { ...request, params: { ...request.params, _meta: { ...request.params._meta, [LOG_LEVEL_META_KEY]: level } } };
 }
 
 /** The requesting client's name from the request's `_meta` envelope (2026-07-28: clientInfo is per request). */
