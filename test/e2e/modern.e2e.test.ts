@@ -122,10 +122,27 @@ describe.each(eras)('modern client over %s', (transport) => {
   });
 
   it('progress reaches the client; cancelling a call cancels it upstream', async () => {
+    // What reaches the client on the wire, before its SDK: the SDK client runs notification handlers a
+    // microtask late but drops a request's progress handler as soon as its response is read, so a last
+    // progress read in the same chunk as the response never reaches `onprogress` (a busy machine makes
+    // that likely). toolshelf's own upstream transport works around the same thing (stdioTransport.ts).
+    const onWire: number[] = [];
+    const wire = client.transport!;
+    const deliver = wire.onmessage;
+    wire.onmessage = (message, extra) => {
+      if ('method' in message && message.method === 'notifications/progress') onWire.push(Number(message.params?.progress));
+      deliver?.call(wire, message, extra);
+    };
     const seen: number[] = [];
-    const ticks = await client.callTool({ name: 'call_tool', arguments: { name: 'progress__ticks', arguments: { count: 3, everyMs: 50 } } }, { onprogress: (p) => void seen.push(p.progress) });
-    expect(textOf(ticks)).toBe('ticked 3 times');
-    expect(seen).toEqual([1, 2, 3]);
+    try {
+      const ticks = await client.callTool({ name: 'call_tool', arguments: { name: 'progress__ticks', arguments: { count: 3, everyMs: 50 } } }, { onprogress: (p) => void seen.push(p.progress) });
+      expect(textOf(ticks)).toBe('ticked 3 times');
+    } finally {
+      wire.onmessage = deliver;
+    }
+    expect(onWire).toEqual([1, 2, 3]);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual(onWire.slice(0, seen.length));
 
     const abort = new AbortController();
     const hung = client.callTool({ name: 'progress__hang', arguments: {} }, { signal: abort.signal });
