@@ -8,7 +8,7 @@
  * management.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { classifyFailure, isSessionExpired, notSentReason } from './outcome.js';
 import { capTotal } from './totalCap.js';
@@ -68,7 +68,7 @@ export async function sendToolCall(
       onprogress: (update) => options.onProgress?.(update),
       resetTimeoutOnProgress: true,
     });
-    return { kind: 'ok', result: result as Record<string, unknown> };
+    return { kind: 'ok', result: withoutServerInfo(result as Record<string, unknown>) };
   } catch (error) {
     if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
     const retryInMs = context.retryInMs();
@@ -101,13 +101,27 @@ export async function sendRequest(
       timeout: server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { ok: true, result: result as Record<string, unknown> };
+    return { ok: true, result: withoutServerInfo(result as Record<string, unknown>) };
   } catch (error) {
     if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
     const unsent = notSentReason(error);
     if (unsent) return { ok: false, error: { code: ProtocolErrorCode.InvalidParams, message: `the params could not be sent: ${unsent}; nothing reached the upstream` } };
     return { ok: false, error: { code: wireCode(error), message: error instanceof Error ? error.message : String(error) } };
   }
+}
+
+/**
+ * `result` without the upstream's `_meta["io.modelcontextprotocol/serverInfo"]`: toolshelf is the
+ * server its clients talk to, so a forwarded result must not name the upstream as the responder (the
+ * SDK stamps toolshelf's own for modern clients; MCP spec 2026-07-28, Basic › `_meta`, serverInfo;
+ * breaker F4). Every other `_meta` key passes through. The same object when there is nothing to drop.
+ */
+export function withoutServerInfo(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta;
+  if (typeof meta !== 'object' || meta === null || !(SERVER_INFO_META_KEY in meta)) return result;
+  const { [SERVER_INFO_META_KEY]: _dropped, ...rest } = meta as Record<string, unknown>;
+  const { _meta: _old, ...body } = result;
+  return Object.keys(rest).length > 0 ? { ...body, _meta: rest } : body;
 }
 
 /**

@@ -215,6 +215,17 @@ describe('modern client over HTTP, pinned, and the raw wire', () => {
     expect(name.status).toBe(400);
     expect((name.json.error as { code: number }).code).toBe(-32020);
   });
+
+  it('arguments nested too deeply to serialise get the isError a legacy client gets, not -32603 (breaker F5)', async () => {
+    const depth = 100_000;
+    const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const body = modernBody(7, 'tools/call', { name: 'everything__echo', arguments: { message: 'placeholder' } }).replace('{"message":"placeholder"}', deep);
+    const { status, json } = await rawPost(gateway.url, body, { 'mcp-method': 'tools/call', 'mcp-name': 'everything__echo' });
+    expect(status).toBe(200);
+    const result = json.result as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toMatch(/^Invalid arguments for everything__echo|could not be sent/);
+  });
 });
 
 describe('modern requests pass the same HTTP checks as legacy ones', () => {

@@ -97,8 +97,12 @@ class HeldCall<R extends Result> {
   /** Progress still being written to the client: the round's result waits for it, so none arrives after the result (and is dropped). */
   private sending: Promise<unknown> = Promise.resolve();
 
-  /** The retry must be the same request: same method, name and arguments (MRTR: the originating request). */
-  readonly key: string;
+  /**
+   * The retry must be the same request: same method, name and arguments (MRTR: the originating
+   * request). Undefined for arguments JSON cannot hold (nested too deeply): no retry matches them,
+   * and the call itself goes on to fail as a legacy client's does, with an `isError` (breaker F5).
+   */
+  readonly key: string | undefined;
 
   constructor(request: HeldRequest) {
     this.key = requestKey(request);
@@ -274,7 +278,8 @@ export class HeldCalls {
       call.start(run, request, ctx);
     } else {
       call = typeof state === 'string' ? (this.calls.get(state) as HeldCall<R> | undefined) : undefined;
-      if (call === undefined || call.key !== requestKey(request)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, NOT_HELD_TEXT);
+      const key = requestKey(request);
+      if (call === undefined || key === undefined || call.key !== key) throw new ProtocolError(ProtocolErrorCode.InvalidParams, NOT_HELD_TEXT);
     }
     const held = call as HeldCall<Result>;
     // Each round's state resumes the call once. A round that throws ends the call, with nothing to
@@ -290,7 +295,14 @@ export class HeldCalls {
   }
 }
 
-/** What identifies the originating request of a held call: its method, name and arguments. */
-function requestKey(request: HeldRequest): string {
-  return JSON.stringify([request.method, request.params.name, request.params.arguments ?? {}]);
+/**
+ * What identifies the originating request of a held call: its method, name and arguments; undefined
+ * when they cannot be serialised (a RangeError: nested too deeply or too long).
+ */
+function requestKey(request: HeldRequest): string | undefined {
+  try {
+    return JSON.stringify([request.method, request.params.name, request.params.arguments ?? {}]);
+  } catch {
+    return undefined;
+  }
 }
