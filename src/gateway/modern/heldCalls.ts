@@ -80,11 +80,22 @@ export type StartCall<R extends Result> = (extra: ServerContext, origin: Request
 /** How the started request ended: its result, or what it threw. */
 type Outcome<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
 
+/** Modern requests started by this process, for {@link HeldCall.id}. */
+let heldCallCount = 0;
+
 /** One request from a modern client whose upstream request may outlive the round that started it. */
 class HeldCall<R extends Result> {
-  readonly id = randomBytes(16).toString('base64url');
-  /** The `requestState` of the round last answered: a fresh random id each round, so an earlier round's state no longer resumes the call. */
-  state = this.id;
+  /**
+   * Names the call as a routing session (`modern:<id>`, callRouting.ts): unique in the process, not a
+   * secret, so a counter. Random bytes cost a getrandom call each (about 40 µs per modern call on
+   * a VM; issue #9 "Numbers") and are spent only on a `requestState`, when the call is held.
+   */
+  readonly id = String((heldCallCount += 1));
+  /**
+   * The `requestState` of the round last answered: a fresh random id each round, so an earlier
+   * round's state no longer resumes the call. Empty until the first `input_required`.
+   */
+  state = '';
   private readonly asks = new Map<string, Ask>();
   private readonly abort = new AbortController();
   private asked = 0;
