@@ -14,7 +14,7 @@
 // work toolshelf adds, whatever else runs. The shared instance outlives the front that started it and
 // serves others, so the shared rows show latency only. Unique payloads; exits 1 unless every call returned its own payload.
 // Run after a build: `npm run bench:overhead` (options: --rounds 40 --batch 50 --warmup 300).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,4 +129,18 @@ try {
   process.exitCode = wrong ? 1 : 0;
 } finally {
   await Promise.all(paths.map((p) => p.client.close()));
+  endSharedInstances();
+}
+
+/** Ends the shared instances this run started (they would stay until idle): those serving `state`. */
+function endSharedInstances() {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes('--shared-instance') && cmdline.includes(state)) process.kill(Number(entry), 'SIGTERM');
+    } catch {
+      // Ended while we read.
+    }
+  }
 }

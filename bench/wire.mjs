@@ -97,7 +97,10 @@ async function upstreamList(server) {
 async function gatewayList(config, label) {
   const path = join(tmp, `${label.replace(/\W+/g, '-')}.json`);
   writeFileSync(path, JSON.stringify(config));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--config', path, '--log-level', 'error'], stderr: 'pipe', env: process.env });
+  // A gateway of its own (--no-share) with an empty state folder: every start is a first start (no
+  // catalogue cache, era probes included) and none is left running after the bench.
+  const state = mkdtempSync(join(tmp, 'state-'));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--config', path, '--log-level', 'error', '--no-share'], stderr: 'pipe', env: { ...process.env, TOOLSHELF_STATE_DIR: state } });
   const stderr = [];
   transport.stderr?.on('data', (chunk) => stderr.push(chunk.toString('utf8')));
   const client = new Client({ name: 'toolshelf-bench', version: '1.0.0' });
