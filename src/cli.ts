@@ -28,10 +28,23 @@ function exitAfterFlush(code: number): void {
   process.stdout.write('', () => process.exit(code));
 }
 
+/** Exit code for bad usage (commands/common.ts `EXIT_USAGE`, not imported: it would load that module first). */
+const EXIT_USAGE = 2;
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   const command = first === undefined ? undefined : COMMANDS[first];
-  return command ? command(rest) : serve(argv);
+  if (command) return command(rest);
+  // A word close to a command's name is a mistyped command, not a stray argument to serve.
+  if (first !== undefined && !first.startsWith('-')) {
+    const { suggestNames } = await import('./discovery/suggest.js');
+    const [closest] = suggestNames(first, Object.keys(COMMANDS), 1);
+    if (closest) {
+      process.stderr.write(`toolshelf: unknown command "${first}"; did you mean "${closest}"? (toolshelf --help lists the commands)\n`);
+      return EXIT_USAGE;
+    }
+  }
+  return serve(argv);
 }
 
 main(process.argv.slice(2)).then(

@@ -135,3 +135,16 @@ describe('server keys that name object internals (breaker M2)', () => {
     expect((JSON.parse(result.stdout) as Inspected).servers).toMatchObject([{ key: 'toString', status: 'ready', direct: 1 }]);
   });
 });
+
+describe('mistyped commands (newcomer report)', () => {
+  it('names the command a mistyped word is close to, exit 2; a word close to none is still a stray argument', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', input: '', timeout: 20_000 });
+    const typo = run('inpsect');
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toBe('toolshelf: unknown command "inpsect"; did you mean "inspect"? (toolshelf --help lists the commands)\n');
+    expect(run('serach', 'a query').stderr).toContain('did you mean "search"?');
+    const stray = run('banana');
+    expect(stray.status).toBe(2);
+    expect(stray.stderr).toContain("Unexpected argument 'banana'");
+  });
+});
