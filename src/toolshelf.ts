@@ -151,7 +151,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     sessions.set(id, session);
     return session;
   };
-  const modernFront = createModernFront(() => sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES));
+  // TOOLSHELF_MAX_SESSIONS caps modern listen streams as it caps legacy sessions (each holds a socket).
+  const modernFront = createModernFront(() => sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES), maxSessionsFromEnv(process.env));
   modern = modernFront;
 
   let resolveClosed!: () => void;

@@ -266,3 +266,49 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_0
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe('open subscriptions/listen streams are capped like legacy sessions (breaker note)', () => {
+  let gateway: HttpGateway;
+  const previous = process.env.TOOLSHELF_MAX_SESSIONS;
+  beforeAll(async () => {
+    process.env.TOOLSHELF_MAX_SESSIONS = '2';
+    try {
+      gateway = await startHttp(writeConfig({ mcpServers: { counter: { command: 'node', args: [fixture('counter.mjs')] } } }));
+    } finally {
+      if (previous === undefined) delete process.env.TOOLSHELF_MAX_SESSIONS;
+      else process.env.TOOLSHELF_MAX_SESSIONS = previous;
+    }
+  });
+  afterAll(async () => void (await gateway?.stop()));
+
+  /** Opens a listen stream; resolves with its status once the headers come, and how to close it. */
+  async function listen(id: number): Promise<{ status: number; body: string; close(): void }> {
+    const abort = new AbortController();
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      body: modernBody(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } }),
+      signal: abort.signal,
+    });
+    const body = response.status === 503 ? await response.text() : '';
+    return { status: response.status, body, close: () => abort.abort() };
+  }
+
+  it('a listen past TOOLSHELF_MAX_SESSIONS gets 503 with its id; closing one makes room', async () => {
+    const first = await listen(1);
+    const second = await listen(2);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const third = await listen(3);
+    expect(third.status).toBe(503);
+    expect(JSON.parse(third.body)).toMatchObject({ id: 3, error: { code: -32000, message: expect.stringContaining('Too many subscriptions/listen streams open (2)') } });
+    first.close();
+    let fourth = await listen(4);
+    for (let tries = 0; fourth.status === 503 && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      fourth = await listen(4);
+    }
+    expect(fourth.status).toBe(200);
+    second.close();
+    fourth.close();
+  });
+});

@@ -51,11 +51,17 @@ interface Publisher {
   resourceUpdated(uri: string): void;
 }
 
+/** Most `subscriptions/listen` streams open at once over HTTP: the legacy session cap's default (http.ts). */
+export const MAX_HTTP_LISTENS = 1000;
+
 /**
  * Builds the modern front. `current` gives a legacy session's options, without id, under the config
  * applied now: each modern request or connection is served with them as they are when it comes.
+ * `maxListens` caps the `subscriptions/listen` streams open at once over HTTP (default
+ * {@link MAX_HTTP_LISTENS}): each holds a socket, and a client that opens them and never closes them
+ * must not exhaust the process (breaker note); past it a listen gets 503.
  */
-export function createModernFront(current: () => Omit<ModernOptions, 'held'>): ModernFront {
+export function createModernFront(current: () => Omit<ModernOptions, 'held'>, maxListens = MAX_HTTP_LISTENS): ModernFront {
   const held = new HeldCalls();
   const build = (): ModernServer => modernServer({ ...current(), held });
   let handler: McpHttpHandler | undefined;
@@ -76,6 +82,7 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>): M
   let listed = fingerprint();
   const upstream = (): UpstreamSubscriptions => current().passthrough.upstreamSubscriptions;
   let connections = 0;
+  let openListens = 0;
   return {
     async serveHttp(req, res, body) {
       const request = webRequest(req, res);
@@ -86,6 +93,15 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>): M
         return true;
       }
       const listen = listenRequest(body);
+      if (listen) {
+        if (openListens >= maxListens) {
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: listen.id, error: { code: -32000, message: `Too many subscriptions/listen streams open (${maxListens}); retry later or close one` } }));
+          return true;
+        }
+        openListens += 1;
+        res.once('close', () => (openListens -= 1));
+      }
       if (listen && listen.uris.length > 0) {
         // Held while this stream is open; the acknowledgment promises only what upstreams agreed to.
         const holder = `http-${(connections += 1)}:listen`;
