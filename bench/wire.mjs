@@ -63,7 +63,9 @@ async function upstreamList(server) {
   const tools = [];
   let firstMs;
   try {
-    send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'toolshelf-bench', version: '1' } } });
+    // The capabilities toolshelf declares upstream (src/upstream/relay.ts): a server may list tools only
+    // for clients that can sample, elicit or give roots (server-everything does), so both sides see the same tools.
+    send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {}, elicitation: {}, roots: {} }, clientInfo: { name: 'toolshelf-bench', version: '1' } } });
     for await (const line of createInterface({ input: child.stdout })) {
       let message;
       try {
