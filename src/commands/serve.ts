@@ -112,6 +112,27 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, logger);
 }
 
+/** How often an HTTP gateway started by npm checks that its launcher is still there, in ms. */
+const LAUNCHER_POLL_MS = 1000;
+
+/**
+ * Runs `stop` once this process's parent changes. For an HTTP gateway started by npm (`npx toolshelf
+ * --http`, `npm start`; npm sets `npm_command`): npm does not pass a SIGTERM on to the command it runs,
+ * so without this the gateway and its upstreams outlived the npx process they were stopped through
+ * (newcomer report). Over stdio the end of stdin does the same; a gateway started by anything else
+ * (a shell, `nohup`, a service manager) is left alone.
+ */
+function stopWhenOrphaned(stop: () => void, logger: Logger): void {
+  const launcher = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(timer);
+    logger.info('the npm process that started toolshelf has ended; stopping');
+    stop();
+  }, LAUNCHER_POLL_MS);
+  timer.unref();
+}
+
 async function serve(
   config: Config,
   configFile: { path: string; text: string },
@@ -154,6 +175,7 @@ async function serve(
   if (starting.signal.aborted) void running.shutdown();
   for (const line of formatSummary(running.summary)) logger.info(line);
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+  if (listen && process.env.npm_command !== undefined) stopWhenOrphaned(stop, logger);
   if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);
   await running.closed;
   return EXIT_OK;
