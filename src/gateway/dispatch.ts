@@ -131,7 +131,7 @@ async function callByName(
   });
   // An upstream may send its last progress and its result in one write; the client must see them in
   // that order (MCP spec, Utilities › Progress: no progress after the response).
-  await progressSent;
+  if (progressSent) await progressSent;
   const { result, failure } = resultFromOutcome(outcome, entry);
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };

@@ -221,8 +221,10 @@ export class GatewaySession {
    * no roots, relay.ts noRoots). Rejects with -32601 when this client did not declare the capability, with the client's error, or on `signal`.
    */
   private async ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, extra: Extra): Promise<Record<string, unknown>> {
-    if (method === 'roots/list' && !this.canAnswer(method)) return noRoots();
-    if (!this.canAnswer(method)) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`);
+    if (!this.canAnswer(method)) {
+      if (method === 'roots/list') return noRoots();
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`);
+    }
     return (await extra.mcpReq.send({ method, ...(params ? { params } : {}) } as never, ResultSchema, { signal, timeout: RELAY_TIMEOUT_MS })) as Record<string, unknown>;
   }
 

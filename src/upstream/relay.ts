@@ -28,11 +28,12 @@ export type ServerRequestRelay = (
   inputKey?: string,
 ) => Promise<Record<string, unknown>>;
 
-/** What toolshelf offers an upstream when it can relay to the client (MCP spec, Client features). */
-const RELAYED_CAPABILITIES = { sampling: {}, elicitation: {}, roots: {} };
+/** The upstream requests relayed to a client, each with the client capability it needs (MCP spec, Client features). */
+const RELAYED = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
+type RelayedMethod = keyof typeof RELAYED;
 
-/** The upstream requests relayed to a client. */
-const RELAYED_METHODS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
+/** What toolshelf offers an upstream when it can relay to the client: every capability in {@link RELAYED}. */
+const RELAYED_CAPABILITIES = Object.fromEntries(Object.values(RELAYED).map((capability) => [capability, {}]));
 
 /**
  * The answer to a roots/list that no client can answer with its own roots (none waiting, or the
@@ -45,8 +46,8 @@ export function noRoots(): { roots: [] } {
 }
 
 /** The client capability an upstream request `method` needs (MCP spec, Client features); undefined for one never relayed. */
-export function clientCapabilityFor(method: string): 'sampling' | 'elicitation' | 'roots' | undefined {
-  return method === 'sampling/createMessage' ? 'sampling' : method === 'elicitation/create' ? 'elicitation' : method === 'roots/list' ? 'roots' : undefined;
+export function clientCapabilityFor(method: string): (typeof RELAYED)[RelayedMethod] | undefined {
+  return Object.hasOwn(RELAYED, method) ? RELAYED[method as RelayedMethod] : undefined;
 }
 
 /**
@@ -66,7 +67,7 @@ export function newUpstreamClient(
 ): Client {
   const client = new Client({ name: 'toolshelf', version }, { capabilities: relay ? RELAYED_CAPABILITIES : {}, ...(versionNegotiation ? { versionNegotiation } : {}) });
   if (!relay) return client;
-  for (const method of RELAYED_METHODS) {
+  for (const method of Object.keys(RELAYED) as RelayedMethod[]) {
     client.setRequestHandler(method, (request, ctx) => {
       const found = owner(method);
       if (!found.ok && found.idle && method === 'roots/list') return noRoots() as never;

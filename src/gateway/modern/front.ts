@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isJsonContentType, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { SEARCHES_MCP_TOOLS } from '../clients.js';
+import { MAX_SESSIONS } from '../http.js';
 import { clientUri } from '../passthrough.js';
 import { sendWebResponse, webRequest } from '../webBridge.js';
 import { HeldCalls } from './heldCalls.js';
@@ -51,17 +52,14 @@ interface Publisher {
   resourceUpdated(uri: string): void;
 }
 
-/** Most `subscriptions/listen` streams open at once over HTTP: the legacy session cap's default (http.ts). */
-export const MAX_HTTP_LISTENS = 1000;
-
 /**
  * Builds the modern front. `current` gives a legacy session's options, without id, under the config
  * applied now: each modern request or connection is served with them as they are when it comes.
- * `maxListens` caps the `subscriptions/listen` streams open at once over HTTP (default
- * {@link MAX_HTTP_LISTENS}): each holds a socket, and a client that opens them and never closes them
+ * `maxListens` caps the `subscriptions/listen` streams open at once over HTTP (default the legacy
+ * session cap, {@link MAX_SESSIONS}): each holds a socket, and a client that opens them and never closes them
  * must not exhaust the process (breaker note); past it a listen gets 503.
  */
-export function createModernFront(current: () => Omit<ModernOptions, 'held'>, maxListens = MAX_HTTP_LISTENS): ModernFront {
+export function createModernFront(current: () => Omit<ModernOptions, 'held'>, maxListens = MAX_SESSIONS): ModernFront {
   const held = new HeldCalls();
   const build = (): ModernServer => modernServer({ ...current(), held });
   let handler: McpHttpHandler | undefined;
@@ -100,19 +98,19 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>, ma
           return true;
         }
         openListens += 1;
-        res.once('close', () => (openListens -= 1));
-      }
-      if (listen && listen.uris.length > 0) {
-        // Held while this stream is open; the acknowledgment promises only what upstreams agreed to.
-        const holder = `http-${(connections += 1)}:listen`;
+        // The URIs it names are held while this stream is open; the acknowledgment promises only what upstreams agreed to.
+        const holder = listen.uris.length > 0 ? `http-${(connections += 1)}:listen` : undefined;
         let gone = false;
         res.once('close', () => {
           gone = true;
-          upstream().release(holder);
+          openListens -= 1;
+          if (holder) upstream().release(holder);
         });
-        body = withResourceSubscriptions(body, await holdUris(upstream(), holder, listen.uris));
-        // The client left while the subscriptions were being made: drop what they added.
-        if (gone) upstream().release(holder);
+        if (holder) {
+          body = withResourceSubscriptions(body, await holdUris(upstream(), holder, listen.uris));
+          // The client left while the subscriptions were being made: drop what they added.
+          if (gone) upstream().release(holder);
+        }
       }
       await sendWebResponse(await http().fetch(request, { parsedBody: body }), res);
       return true;

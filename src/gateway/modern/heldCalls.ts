@@ -155,9 +155,9 @@ class HeldCall<R extends Result> {
    * within {@link HOLD_MS}).
    */
   private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>> {
-    // A client without roots has none to give; on stdio the request may well be the upstream's own sync, not this call's need.
-    if (method === 'roots/list' && !this.canAnswer(method)) return Promise.resolve(noRoots());
     if (!this.canAnswer(method)) {
+      // A client without roots has none to give; on stdio the request may well be the upstream's own sync, not this call's need.
+      if (method === 'roots/list') return Promise.resolve(noRoots());
       const capability = clientCapabilityFor(method) ?? method;
       this.refusal ??= new MissingRequiredClientCapabilityError(
         { requiredCapabilities: { [capability]: {} } },
