@@ -281,8 +281,12 @@ describe('open subscriptions/listen streams are capped like legacy sessions (bre
   });
   afterAll(async () => void (await gateway?.stop()));
 
-  /** Opens a listen stream; resolves with its status once the headers come, and how to close it. */
-  async function listen(id: number): Promise<{ status: number; body: string; close(): void }> {
+  /**
+   * Opens a listen stream; resolves with its status once the headers come, and how to close it. The
+   * Response is kept: undici cancels the body of an unreferenced, unread Response when it is garbage
+   * collected, which closed streams mid-test under load.
+   */
+  async function listen(id: number): Promise<{ status: number; body: string; response: Response; close(): void }> {
     const abort = new AbortController();
     const response = await fetch(gateway.url, {
       method: 'POST',
@@ -291,7 +295,7 @@ describe('open subscriptions/listen streams are capped like legacy sessions (bre
       signal: abort.signal,
     });
     const body = response.status === 503 ? await response.text() : '';
-    return { status: response.status, body, close: () => abort.abort() };
+    return { status: response.status, body, response, close: () => abort.abort() };
   }
 
   it('a listen past TOOLSHELF_MAX_SESSIONS gets 503 with its id; closing one makes room', async () => {
