@@ -13,6 +13,7 @@ import { SHELF_INSTRUCTIONS } from './instructions.js';
 import { GatewayServer, handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
+import type { LaneTarget } from './callLane.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
 import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
@@ -118,6 +119,20 @@ export class GatewaySession {
   /** The client's `clientInfo.name`, once initialized. */
   get clientName(): string | undefined {
     return this.server.getClientVersion()?.name;
+  }
+
+  /**
+   * What the stdio call lane serves this session's plain tools/call with (callLane.ts): the same
+   * call function as the SDK handler, once the client has initialized.
+   */
+  laneTarget(): LaneTarget {
+    return {
+      era: 'legacy',
+      server: this.server,
+      serverInfo: { name: 'toolshelf', version: this.options.version },
+      ready: () => this.server.getClientVersion() !== undefined,
+      serve: (request, extra) => this.callTool(request, extra),
+    };
   }
 
   /** Connects the SDK Server to a transport. */

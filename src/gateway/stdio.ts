@@ -12,6 +12,7 @@ import { Transform, type Readable, type TransformCallback, type Writable } from 
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { CallLane, type LaneTarget } from './callLane.js';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 
@@ -21,7 +22,7 @@ import type { GatewaySession } from './session.js';
  * `subscriptions/listen` itself, so its filter is read here); closed when the input ends.
  */
 export interface ModernStdio {
-  server(): Server;
+  server(): Server & { laneTarget(): LaneTarget };
   /**
    * Sees an inbound message before the SDK does. A promise holds it (and every later line) back
    * until it settles, and gives the message to pass on in its place.
@@ -63,6 +64,7 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
   const end = (): void => {
     if (ended) return;
     ended = true;
+    lane.close();
     modernSide.close();
     onEnd();
   };
@@ -82,18 +84,32 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
         void transport.send(answered);
         return false;
       }
+      if (lane.take(value)) return false;
       const held = legacy ? undefined : modernSide.observe(value);
       return held ? held.then((message) => Buffer.from(`${JSON.stringify(message)}\n`)) : true;
     },
   });
   const transport = new StdioServerTransport(lines, output);
+  const lane: CallLane = new CallLane((message) => transport.send(message));
   const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
   // The entry takes the transport's onclose and onerror: the input's end (above) tells of the client going.
   const onerror = (error: Error): void => {
     if (error.name === 'ZodError') void answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
   input.pipe(lines);
-  serveEras(({ era }) => (era === 'modern' ? modernSide.server() : ((legacy = true), session.server)), { transport, onerror });
+  serveEras(
+    ({ era }) => {
+      if (era === 'modern') {
+        const server = modernSide.server();
+        lane.pin(server.laneTarget());
+        return server;
+      }
+      legacy = true;
+      lane.pin(session.laneTarget());
+      return session.server;
+    },
+    { transport, onerror },
+  );
 }
 
 /** The JSON value of a line, or undefined when it is not JSON. */

@@ -18,6 +18,7 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { describeFailure } from './failure.js';
+import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
@@ -474,13 +475,11 @@ export class UpstreamConnection {
     const send = (): Promise<CallOutcome | typeof SESSION_EXPIRED | undefined> =>
       this.inUseFor(() =>
         this.calls.track(options.origin, () =>
-          this.withRenewal((client) =>
-            sendToolCall(client, name, args, options, {
-              server: this.server,
-              isCurrent: (sent) => sent === this.client,
-              retryInMs: () => this.retryInMs(),
-            }),
-          ),
+          this.withRenewal((client) => {
+            const context = { server: this.server, isCurrent: (sent: Client) => sent === this.client, retryInMs: () => this.retryInMs() };
+            const direct = directTransport(client);
+            return direct ? sendDirectToolCall(client, direct, name, args, options, context) : sendToolCall(client, name, args, options, context);
+          }),
           (outcome) => outcome !== undefined && outcome !== SESSION_EXPIRED && (outcome.kind === 'timeout' || outcome.kind === 'cancelled'),
         ),
       );

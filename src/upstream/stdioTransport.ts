@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { JSONRPCErrorResponseSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/core';
 import { ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { isPlainJsonRpcMessage } from '../lib/jsonRpcShape.js';
+import { DirectRequests, type DirectHandlers } from './directRequests.js';
 import { LineFramer, type OversizedLine } from './lineFramer.js';
 import { groupAlive, killGroup, killGroupNow, SpawnError, spawnFailure, spawnGroup, spawnProblem, type SpawnSpec } from './process.js';
 import type { GroupRegistry } from './watchdog.js';
@@ -86,6 +87,8 @@ export class ChildStdioTransport implements Transport {
   private groupEnded: Promise<void> | undefined;
   /** Ids of our requests still waiting for a response, so a dropped oversized response can fail the right one. */
   private readonly pending = new Set<RequestId>();
+  /** Requests sent beside the SDK Client (directRequests.ts). */
+  private readonly direct = new DirectRequests();
 
   constructor(
     private readonly spec: SpawnSpec,
@@ -163,6 +166,7 @@ export class ChildStdioTransport implements Transport {
       this.onerror?.(new Error(`not JSON on stdout: ${line.slice(0, 120)}`));
       return;
     }
+    if (this.direct.route(parsed)) return;
     const data = asMessage(parsed);
     if (!data) {
       this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 120)}`));
@@ -184,6 +188,7 @@ export class ChildStdioTransport implements Transport {
     const reason = `the upstream sent a message of ${line.bytes} bytes, over the stdio limit of ${MAX_LINE_BYTES} bytes`;
     this.onerror?.(new Error(`dropped a message: ${reason}`));
     const id = oversizedResponseId(line);
+    if (this.direct.settle(id, { error: { code: ProtocolErrorCode.InternalError, message: reason } })) return;
     if (id === undefined || !this.pending.delete(id)) return;
     this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: reason } });
   }
@@ -205,6 +210,8 @@ export class ChildStdioTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.onclose?.();
+    // After the Client's own close handling, so a direct call sees its connection already replaced.
+    this.direct.closeAll();
   }
 
   /** Ends the child's process group once, however many callers ask. */
@@ -224,15 +231,49 @@ export class ChildStdioTransport implements Transport {
    * serialised (a RangeError: nested too deeply, too long) rejects before anything is written.
    */
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin || this.closed || stdin.destroyed) return Promise.reject(new Error('upstream process is not running'));
     let line: string;
     try {
-      line = `${JSON.stringify(message)}\n`;
+      line = this.serialise(message);
     } catch (error) {
       return Promise.reject(error);
     }
     this.track(message);
+    return this.writeLine(line);
+  }
+
+  /**
+   * Sends request `method` with the params `build` makes from its id (negative, also its progress
+   * token) beside the SDK Client: its response and progress go to `handlers` alone, and so does the
+   * end of the connection. Returns the id. @throws what the write throws at once (a RangeError for
+   * params JSON cannot hold, or the process not running): nothing was sent.
+   */
+  sendDirect(method: string, build: (id: number) => Record<string, unknown>, handlers: DirectHandlers): { id: number; written: Promise<void> } {
+    const id = this.direct.nextId();
+    const message = { jsonrpc: '2.0', id, method, params: build(id) } as JSONRPCMessage;
+    const line = this.serialise(message);
+    this.direct.add(id, handlers);
+    return { id, written: this.writeLine(line) };
+  }
+
+  /** Stops waiting for direct request `id` and tells the upstream it is cancelled (MCP spec, Utilities › Cancellation). */
+  cancelDirect(id: number, reason: string): void {
+    if (this.direct.forget(id)) void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+  }
+
+  /** Stops waiting for direct request `id` without a word to the upstream (it was never written); true when it was waiting. */
+  forgetDirect(id: number): boolean {
+    return this.direct.forget(id);
+  }
+
+  /** `message` as one line. @throws the process not running; a RangeError for what JSON cannot hold. */
+  private serialise(message: JSONRPCMessage): string {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closed || stdin.destroyed) throw new Error('upstream process is not running');
+    return `${JSON.stringify(message)}\n`;
+  }
+
+  private writeLine(line: string): Promise<void> {
+    const stdin = this.child!.stdin!;
     return new Promise((resolveSend, rejectSend) => {
       const ok = stdin.write(line, (error) => (error ? rejectSend(error) : undefined));
       if (ok) resolveSend();

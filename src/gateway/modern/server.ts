@@ -33,6 +33,7 @@ import { passthroughCapabilities, registerPassthrough } from '../passthrough.js'
 import { fitResult } from '../results.js';
 import type { SessionOptions } from '../session.js';
 import type { HeldCalls } from './heldCalls.js';
+import type { LaneTarget } from '../callLane.js';
 
 /** What a modern server is built from: a legacy session's options without its id, and the process's held calls. */
 export type ModernOptions = Omit<SessionOptions, 'id'> & { readonly held: HeldCalls };
@@ -64,6 +65,20 @@ let calls = 0;
  * seam's result re-validation would drop fields (the reason GatewayServer bypasses it; issue #2 item 9).
  */
 export class ModernServer extends Server {
+  /** The tools/call function its handler runs, for the stdio call lane (callLane.ts); set by {@link modernServer}. */
+  serveCall: LaneTarget['serve'] = () => Promise.reject(new Error('no tools/call handler'));
+  private readonly implementation: Implementation;
+
+  constructor(info: Implementation, options: ConstructorParameters<typeof Server>[1]) {
+    super(info, options);
+    this.implementation = info;
+  }
+
+  /** What the stdio call lane serves this connection's plain tools/call with. */
+  laneTarget(): LaneTarget {
+    return { era: 'modern', server: this, serverInfo: this.implementation, ready: () => true, serve: (request, ctx) => this.serveCall(request, ctx) };
+  }
+
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
@@ -96,7 +111,7 @@ export function modernServer(options: ModernOptions): ModernServer {
     options.trace.record(advertisedEvent(tools, options.shelf().catalogue, [], { session: 'modern', era: 'modern' }, options.measure));
     return { tools };
   });
-  handleRequest(server, CallToolRequestSchema, (request, ctx) =>
+  server.serveCall = (request, ctx) =>
     options.held.serve(request, ctx, async (extra, origin) => {
       const name = clientName(ctx);
       const mode = discoveryMode(options.settings.discoveryMode, name);
@@ -116,8 +131,8 @@ export function modernServer(options: ModernOptions): ModernServer {
         origin,
       });
       return fitResult(outcome.result, options.maxResultBytes, options.measure);
-    }),
-  );
+    });
+  handleRequest(server, CallToolRequestSchema, (request, ctx) => server.serveCall(request, ctx));
   registerPassthrough(server, capabilities, {
     ...options.passthrough,
     hold: (request, ctx, get) => options.held.serve(request, ctx, (extra, origin) => get(extra, origin)),

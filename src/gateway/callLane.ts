@@ -1,0 +1,206 @@
+/**
+ * The call lane of one stdio connection: a plain `tools/call` (the common shape, nothing for the SDK
+ * to decide) is served by the connection's own tools/call function without the SDK Server's request
+ * machinery (era dispatch, zod parse of the request, context, result codec), which is most of the
+ * time a stdio call spends in toolshelf (issue #9 "Numbers": proxy overhead per call). What the call
+ * does is unchanged: the same function the SDK handler runs (admission, routing, promotion, sampling
+ * relay, `input_required`, tracing), with a context whose `send` and `notify` go through the same
+ * SDK Server. Anything else, and every message this lane is not sure of, goes to the SDK as before.
+ * Source: MCP spec, Basic › JSON-RPC; Utilities › Cancellation; 2026-07-28 Basic › `_meta` (the
+ * per-request envelope) and Server › Tools (`resultType`); the SDK 2.4.0 server seam it stands in
+ * for (`Protocol._onrequest`, the 2026 codec's `encodeResult`).
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  ProtocolErrorCode,
+  type CallToolRequest,
+  type Implementation,
+  type JSONRPCMessage,
+  type RequestId,
+  type Result,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+
+/** The 2026-07-28 revision, the one modern version the lane serves; any other goes to the SDK (which answers or refuses it). */
+export const LANE_MODERN_VERSION = '2026-07-28';
+
+/** Which era a connection is pinned to, and so how its requests and results look on the wire (DESIGN §14). */
+export type LaneEra = 'legacy' | 'modern';
+
+/** A tools/call the lane can serve: its id, the request as the SDK handler would see it, and the modern envelope. */
+export interface LaneCall {
+  readonly id: RequestId;
+  readonly request: CallToolRequest;
+  /** The 2026-07-28 `_meta` envelope (protocol version, client info, capabilities); absent for legacy. */
+  readonly envelope?: Record<string, unknown>;
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || Number.isSafeInteger(value);
+}
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/**
+ * `value` as a call the lane serves on a connection pinned to `era`, or undefined when the SDK must
+ * see it. A lane call is a JSON-RPC request for `tools/call` whose params are a string `name`, an
+ * optional plain-object `arguments` and an optional `_meta` holding only:
+ * - legacy: a progress token (string or integer);
+ * - modern: the three envelope keys, version {@link LANE_MODERN_VERSION}, clientInfo with a string
+ *   name and version, capabilities an object; no log level, no progress token, no `inputResponses`
+ *   or `requestState` (a retry resumes a held call through the SDK seam).
+ * Every such request passes the SDK's CallToolRequest schema and its 2026 envelope check. Pure.
+ */
+export function laneCall(value: unknown, era: LaneEra): LaneCall | undefined {
+  if (!isPlainObject(value) || value.jsonrpc !== '2.0' || value.method !== 'tools/call' || !isRequestId(value.id) || !onlyKeys(value, REQUEST_KEYS)) return undefined;
+  const params = value.params;
+  if (!isPlainObject(params) || typeof params.name !== 'string' || !onlyKeys(params, PARAM_KEYS)) return undefined;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  const meta = params._meta;
+  if (meta !== undefined && !isPlainObject(meta)) return undefined;
+  const request = { method: 'tools/call', params } as CallToolRequest;
+  if (era === 'legacy') {
+    if (meta !== undefined) for (const key in meta) if (key !== 'progressToken' || !isRequestId(meta[key])) return undefined;
+    return { id: value.id, request };
+  }
+  if (meta === undefined || !onlyKeys(meta, ENVELOPE_KEYS) || meta[PROTOCOL_VERSION_META_KEY] !== LANE_MODERN_VERSION) return undefined;
+  const info = meta[CLIENT_INFO_META_KEY];
+  if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string' || !isPlainObject(meta[CLIENT_CAPABILITIES_META_KEY])) return undefined;
+  return { id: value.id, request, envelope: meta };
+}
+
+/**
+ * A tools/call result as it goes on the wire in `era`: unchanged for legacy; for modern with
+ * `resultType` (`complete` unless the handler set one) and toolshelf's `serverInfo` in `_meta`
+ * unless there already (the SDK 2.4.0 2026 codec's `encodeResult` for tools/call, which is not a
+ * cacheable method). Pure.
+ */
+export function encodeLaneResult(result: Result, era: LaneEra, serverInfo: Implementation): Result {
+  if (era === 'legacy') return result;
+  const typed = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
+  const meta = typed._meta;
+  if (meta === undefined) return { ...typed, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return typed;
+  return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+}
+
+/**
+ * The error response for what a handler threw, as the SDK writes it: the error's integer `code`
+ * (else -32603; -32002 becomes -32602 as both era codecs do), its message, its `data`. Pure.
+ */
+export function laneErrorResponse(id: RequestId, error: unknown): JSONRPCMessage {
+  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  const thrown = Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: thrown === -32002 ? ProtocolErrorCode.InvalidParams : thrown, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
+  };
+}
+
+/** What serves lane calls once the connection is pinned: its era, its SDK Server, and its tools/call function. */
+export interface LaneTarget {
+  readonly era: LaneEra;
+  /** The connection's SDK Server: a call's requests and notifications to the client go through it. */
+  readonly server: Server;
+  readonly serverInfo: Implementation;
+  /** Whether calls may be taken now (a legacy connection: once initialized). */
+  ready(): boolean;
+  /** The connection's tools/call function, the one its SDK handler runs. */
+  serve(request: CallToolRequest, ctx: ServerContext): Promise<Result>;
+}
+
+/** Resolves to undefined: a request log without a level in the envelope is dropped (the SDK's request logger does the same). */
+const noLog = (): Promise<void> => Promise.resolve();
+const noState = <T>(): T | undefined => undefined;
+
+/**
+ * Serves lane calls for one connection. `write` sends a message to the client (the connection's SDK
+ * transport, which frames it). Client cancellation aborts the call's signal and, as the SDK does,
+ * no response is sent for it; the connection's end aborts every call still running.
+ */
+export class CallLane {
+  private target: LaneTarget | undefined;
+  private readonly running = new Map<RequestId, AbortController>();
+
+  constructor(private readonly write: (message: JSONRPCMessage) => Promise<void>) {}
+
+  /** The connection is pinned: calls are served by `target` from now on. */
+  pin(target: LaneTarget): void {
+    this.target = target;
+  }
+
+  /**
+   * Sees one inbound message before the SDK: true when the lane took it (the SDK must not see it).
+   * A cancellation of a lane call aborts it and goes on to the SDK too (which ignores the id).
+   */
+  take(value: unknown): boolean {
+    const target = this.target;
+    if (target === undefined || !isPlainObject(value)) return false;
+    if (value.method === 'notifications/cancelled') {
+      const params = value.params as { requestId?: unknown; reason?: unknown } | undefined;
+      if (isRequestId(params?.requestId)) this.running.get(params.requestId)?.abort(params.reason ?? 'cancelled');
+      return false;
+    }
+    if (!target.ready()) return false;
+    const call = laneCall(value, target.era);
+    if (call === undefined || this.running.has(call.id)) return false;
+    const abort = new AbortController();
+    this.running.set(call.id, abort);
+    // A microtask later, as the SDK runs handlers: requests before this one in the stream start first.
+    void Promise.resolve()
+      .then(() => target.serve(call.request, this.context(target, call, abort.signal)))
+      .then(
+        (result) => (abort.signal.aborted ? undefined : this.write({ result: encodeLaneResult(result, target.era, target.serverInfo), jsonrpc: '2.0', id: call.id } as JSONRPCMessage)),
+        (error: unknown) => (abort.signal.aborted ? undefined : this.write(laneErrorResponse(call.id, error))),
+      )
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.running.get(call.id) === abort) this.running.delete(call.id);
+      });
+    return true;
+  }
+
+  /** The connection ended: every running call is aborted. */
+  close(): void {
+    for (const abort of this.running.values()) abort.abort(new Error('the client connection closed'));
+    this.running.clear();
+  }
+
+  /** The handler context the SDK would build for `call`: its requests and notifications to the client go through the connection's Server. */
+  private context(target: LaneTarget, call: LaneCall, signal: AbortSignal): ServerContext {
+    const related = { relatedRequestId: call.id };
+    const send = (request: { method: string; params?: Record<string, unknown> }, schema?: unknown, options?: Record<string, unknown>): Promise<unknown> =>
+      (target.server.request as (r: unknown, s: unknown, o: unknown) => Promise<unknown>)(request, schema, { ...options, ...related });
+    return {
+      mcpReq: {
+        id: call.id,
+        method: 'tools/call',
+        ...(call.request.params._meta !== undefined ? { _meta: call.request.params._meta } : {}),
+        ...(call.envelope !== undefined ? { envelope: call.envelope } : {}),
+        requestState: noState,
+        signal,
+        send,
+        notify: (notification: { method: string; params?: Record<string, unknown> }) => target.server.notification(notification as never, related),
+        log: noLog,
+      },
+    } as unknown as ServerContext;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Requests toolshelf sends on a stdio upstream's transport beside its SDK Client: a plain
+ * `tools/call` to a 2025-era upstream (calls.ts `sendDirectToolCall`) skips the Client's request
+ * machinery (codec, schema parse of every response, per-request abort plumbing), most of what an
+ * upstream call costs the gateway (issue #9 "Numbers": proxy overhead per call). Their ids are
+ * negative integers, which the SDK Client (counting up from 0) never uses; their responses and
+ * progress notifications are taken here and never reach the Client. Source: JSON-RPC 2.0 §4, §5 (an
+ * id is a string or a number); MCP spec, Utilities › Progress (the token is the caller's choice).
+ */
+
+/** How a direct request ended: its result object, or the JSON-RPC error the upstream sent. */
+export type DirectResponse = { readonly result: Record<string, unknown> } | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
+
+/** What a direct request is told. */
+export interface DirectHandlers {
+  /** A progress notification for the request: its params without the token. */
+  progress(params: Record<string, unknown>): void;
+  /** Its response. */
+  settle(response: DirectResponse): void;
+  /** The connection ended before the response. */
+  closed(): void;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
+const ERROR_KEYS = new Set(['jsonrpc', 'id', 'error']);
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/**
+ * `value` as a response the SDK Client would accept for a request (a result object whose `_meta`, if
+ * any, is an object; or an error with an integer code and a string message), else undefined: such a
+ * line takes the transport's usual path, which reports and drops what is not JSON-RPC. Pure.
+ */
+export function directResponse(value: Record<string, unknown>): DirectResponse | undefined {
+  if (value.jsonrpc !== '2.0') return undefined;
+  const { result, error } = value;
+  if (isPlainObject(result) && onlyKeys(value, RESULT_KEYS) && (result._meta === undefined || isPlainObject(result._meta))) return { result };
+  if (isPlainObject(error) && onlyKeys(value, ERROR_KEYS) && Number.isSafeInteger(error.code) && typeof error.message === 'string') {
+    return { error: { code: error.code as number, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
+  }
+  return undefined;
+}
+
+/** The direct requests waiting on one transport, by id. */
+export class DirectRequests {
+  private readonly waiting = new Map<number, DirectHandlers>();
+  private last = 0;
+
+  /** A fresh id, also used as the request's progress token: -1, -2, … */
+  nextId(): number {
+    this.last -= 1;
+    return this.last;
+  }
+
+  /** Waits for the response to request `id`. */
+  add(id: number, handlers: DirectHandlers): void {
+    this.waiting.set(id, handlers);
+  }
+
+  /** Stops waiting for `id` (cancelled, timed out); true when it was waiting. */
+  forget(id: number): boolean {
+    return this.waiting.delete(id);
+  }
+
+  /**
+   * Takes one parsed inbound message when it is a direct request's response or progress; false
+   * leaves it to the transport's usual path (the SDK Client).
+   */
+  route(value: unknown): boolean {
+    if (this.waiting.size === 0 || !isPlainObject(value)) return false;
+    if ('method' in value) {
+      if (value.method !== 'notifications/progress' || !isPlainObject(value.params)) return false;
+      const { progressToken, ...params } = value.params;
+      const handlers = typeof progressToken === 'number' ? this.waiting.get(progressToken) : undefined;
+      if (handlers === undefined || typeof params.progress !== 'number') return false;
+      handlers.progress(params);
+      return true;
+    }
+    const handlers = typeof value.id === 'number' ? this.waiting.get(value.id) : undefined;
+    const response = handlers && directResponse(value);
+    if (!handlers || !response) return false;
+    this.waiting.delete(value.id as number);
+    handlers.settle(response);
+    return true;
+  }
+
+  /** Settles waiting request `id` with `response` (a dropped oversized answer); false when it is not one. */
+  settle(id: unknown, response: DirectResponse): boolean {
+    const handlers = typeof id === 'number' ? this.waiting.get(id) : undefined;
+    if (!handlers) return false;
+    this.waiting.delete(id as number);
+    handlers.settle(response);
+    return true;
+  }
+
+  /** The connection ended: every waiting request is told, and forgotten. */
+  closeAll(): void {
+    const all = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const handlers of all) handlers.closed();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * A direct tools/call (directCall.ts) ends exactly as the SDK Client's request does
+ * (calls.ts `sendToolCall`), on the same connected 2025-era upstream: results of every shape, a
+ * JSON-RPC error with data, progress, responses that are not valid (the call times out), the caller
+ * cancelling, and the upstream exiting mid-call. Issue #9 "Numbers".
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerConfig } from '../../src/config/types.js';
+import { sendToolCall, type CallContext } from '../../src/upstream/calls.js';
+import { directTransport, sendDirectToolCall } from '../../src/upstream/directCall.js';
+import { newUpstreamClient } from '../../src/upstream/relay.js';
+import { ChildStdioTransport } from '../../src/upstream/stdioTransport.js';
+import type { CallOptions, CallOutcome, ProgressUpdate } from '../../src/upstream/types.js';
+import { fixture } from '../helpers/gateway.js';
+
+const server = { command: process.execPath, args: [fixture('oddResults.mjs')], timeoutMs: 400 } as ServerConfig;
+const opened: ChildStdioTransport[] = [];
+
+async function connect(): Promise<{ client: Client; transport: ChildStdioTransport; context: CallContext }> {
+  const transport = new ChildStdioTransport({ command: process.execPath, args: [fixture('oddResults.mjs')] }, process.cwd(), () => undefined);
+  opened.push(transport);
+  const client = newUpstreamClient('odd', '0.0.0', undefined, () => ({ ok: false, reason: 'none' }));
+  let current = true;
+  client.onclose = () => (current = false);
+  await client.connect(transport);
+  return { client, transport, context: { server, isCurrent: () => current, retryInMs: () => (current ? undefined : 500) } };
+}
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((t) => t.close()));
+});
+
+type Sent = { outcome: CallOutcome; progress: ProgressUpdate[] };
+
+/** The same call both ways on one connection (or on one each, for calls that end it). */
+async function both(name: string, options: CallOptions = {}, fresh = false): Promise<{ sdk: Sent; direct: Sent }> {
+  const first = await connect();
+  const second = fresh ? await connect() : first;
+  const run = async (send: (o: CallOptions) => Promise<CallOutcome | symbol>): Promise<Sent> => {
+    const progress: ProgressUpdate[] = [];
+    const outcome = (await send({ ...options, onProgress: (p) => progress.push(p) })) as CallOutcome;
+    return { outcome, progress };
+  };
+  const sdk = await run((o) => sendToolCall(first.client, name, { a: 1 }, o, first.context));
+  const transport = directTransport(second.client);
+  expect(transport).toBe(second.transport);
+  const direct = await run((o) => sendDirectToolCall(second.client, transport!, name, { a: 1 }, o, second.context));
+  return { sdk, direct };
+}
+
+describe('a direct upstream call ends as the SDK Client request does', () => {
+  it.each(['text', 'structured', 'failed', 'error', 'progress'])('%s', async (name) => {
+    const { sdk, direct } = await both(name);
+    expect(direct).toEqual(sdk);
+    expect(sdk.outcome.kind).toBe(name === 'error' ? 'upstream_error' : 'ok');
+  });
+
+  it('the upstream serverInfo is dropped from _meta, other keys kept', async () => {
+    const { direct } = await both('structured');
+    expect(direct.outcome).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 }, _meta: { trace: 't-1' } } });
+  });
+
+  it.each(['not_object', 'extra_key', 'silent'])('%s: never a valid answer, so the idle timeout ends it', async (name) => {
+    const { sdk, direct } = await both(name);
+    expect(direct).toEqual(sdk);
+    expect(sdk.outcome).toEqual({ kind: 'timeout', ms: 400 });
+  });
+
+  it('progress resets the idle timeout; the total cap still ends the call', async () => {
+    const { sdk, direct } = await both('ticking', { timeoutMs: 800, maxTotalMs: 1500 });
+    expect(direct.outcome).toEqual(sdk.outcome);
+    expect(sdk.outcome).toEqual({ kind: 'timeout', ms: 1500 });
+    // Counted, not timed: far more than one idle period's worth of progress came before the cap.
+    expect(Math.min(sdk.progress.length, direct.progress.length)).toBeGreaterThan(4);
+  });
+
+  it('the caller cancelling ends it as cancelled, before or during the call', async () => {
+    const aborted = new AbortController();
+    aborted.abort('before');
+    expect(await both('silent', { signal: aborted.signal })).toEqual({ sdk: { outcome: { kind: 'cancelled' }, progress: [] }, direct: { outcome: { kind: 'cancelled' }, progress: [] } });
+    const { sdk, direct } = await both('silent', { signal: AbortSignal.timeout(100) });
+    expect(direct).toEqual(sdk);
+    expect(sdk.outcome).toEqual({ kind: 'cancelled' });
+  });
+
+  it('the upstream exiting mid-call makes it unavailable, with the restart time', async () => {
+    const { sdk, direct } = await both('exit', {}, true);
+    expect(direct).toEqual(sdk);
+    expect(sdk.outcome).toEqual({ kind: 'unavailable', reason: 'the connection closed during the call', retryInMs: 500 });
+  });
+
+  it('arguments JSON cannot hold are not sent, and say so', async () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++) deep = { next: deep };
+    const { client, transport, context } = await connect();
+    const outcomes = await Promise.all([sendToolCall(client, 'text', deep, {}, context), sendDirectToolCall(client, transport, 'text', deep, {}, context)]);
+    expect(outcomes[1]).toEqual(outcomes[0]);
+    expect(outcomes[0]).toMatchObject({ kind: 'upstream_error', notSent: true });
+  });
+});
