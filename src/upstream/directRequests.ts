@@ -21,6 +21,15 @@ export interface DirectHandlers {
   closed(): void;
 }
 
+/**
+ * The waiting id an inbound id or progress token names: a number as is, a string read as a number
+ * (`"-3"` is -3), as the SDK Client matches responses and progress (`Number(id)`): servers that keep
+ * ids as text answer toolshelf's numeric ids under strings. Anything else names no request.
+ */
+function idKey(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : undefined;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -78,24 +87,24 @@ export class DirectRequests {
     if ('method' in value) {
       if (value.method !== 'notifications/progress' || !isPlainObject(value.params)) return false;
       const { progressToken, ...params } = value.params;
-      const handlers = typeof progressToken === 'number' ? this.waiting.get(progressToken) : undefined;
+      const token = idKey(progressToken);
+      const handlers = token === undefined ? undefined : this.waiting.get(token);
       if (handlers === undefined || typeof params.progress !== 'number') return false;
       handlers.progress(params);
       return true;
     }
-    const handlers = typeof value.id === 'number' ? this.waiting.get(value.id) : undefined;
-    const response = handlers && directResponse(value);
-    if (!handlers || !response) return false;
-    this.waiting.delete(value.id as number);
-    handlers.settle(response);
-    return true;
+    const key = idKey(value.id);
+    if (key === undefined || !this.waiting.has(key)) return false;
+    const response = directResponse(value);
+    return response !== undefined && this.settle(key, response);
   }
 
   /** Settles waiting request `id` with `response` (a dropped oversized answer); false when it is not one. */
   settle(id: unknown, response: DirectResponse): boolean {
-    const handlers = typeof id === 'number' ? this.waiting.get(id) : undefined;
-    if (!handlers) return false;
-    this.waiting.delete(id as number);
+    const key = idKey(id);
+    const handlers = key === undefined ? undefined : this.waiting.get(key);
+    if (key === undefined || !handlers) return false;
+    this.waiting.delete(key);
     handlers.settle(response);
     return true;
   }

@@ -17,8 +17,8 @@ import { fixture } from '../helpers/gateway.js';
 const server = { command: process.execPath, args: [fixture('oddResults.mjs')], timeoutMs: 400 } as ServerConfig;
 const opened: ChildStdioTransport[] = [];
 
-async function connect(): Promise<{ client: Client; transport: ChildStdioTransport; context: CallContext }> {
-  const transport = new ChildStdioTransport({ command: process.execPath, args: [fixture('oddResults.mjs')] }, process.cwd(), () => undefined);
+async function connect(script = 'oddResults.mjs'): Promise<{ client: Client; transport: ChildStdioTransport; context: CallContext }> {
+  const transport = new ChildStdioTransport({ command: process.execPath, args: [fixture(script)] }, process.cwd(), () => undefined);
   opened.push(transport);
   const client = newUpstreamClient('odd', '0.0.0', undefined, () => ({ ok: false, reason: 'none' }));
   let current = true;
@@ -34,9 +34,9 @@ afterEach(async () => {
 type Sent = { outcome: CallOutcome; progress: ProgressUpdate[] };
 
 /** The same call both ways on one connection (or on one each, for calls that end it). */
-async function both(name: string, options: CallOptions = {}, fresh = false): Promise<{ sdk: Sent; direct: Sent }> {
-  const first = await connect();
-  const second = fresh ? await connect() : first;
+async function both(name: string, options: CallOptions = {}, fresh = false, script?: string): Promise<{ sdk: Sent; direct: Sent }> {
+  const first = await connect(script);
+  const second = fresh ? await connect(script) : first;
   const run = async (send: (o: CallOptions) => Promise<CallOutcome | symbol>): Promise<Sent> => {
     const progress: ProgressUpdate[] = [];
     const outcome = (await send({ ...options, onProgress: (p) => progress.push(p) })) as CallOutcome;
@@ -97,5 +97,11 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     const outcomes = await Promise.all([sendToolCall(client, 'text', deep, {}, context), sendDirectToolCall(client, transport, 'text', deep, {}, context)]);
     expect(outcomes[1]).toEqual(outcomes[0]);
     expect(outcomes[0]).toMatchObject({ kind: 'upstream_error', notSent: true });
+  });
+
+  it('a server that echoes ids and progress tokens as strings ("-3" for -3) is answered, as the SDK Client matches them by number', async () => {
+    const { sdk, direct } = await both('strid', {}, false, 'rude.mjs');
+    expect(direct).toEqual(sdk);
+    expect(sdk).toEqual({ outcome: { kind: 'ok', result: { content: [{ type: 'text', text: 'answered under a string id' }] } }, progress: [{ progress: 1, total: 1 }] });
   });
 });
