@@ -10,6 +10,7 @@
  * per-request envelope) and Server › Tools (`resultType`); the SDK 2.4.0 server seam it stands in
  * for (`Protocol._onrequest`, the 2026 codec's `encodeResult`).
  */
+import { ClientCapabilitiesSchema, ImplementationSchema } from '@modelcontextprotocol/core';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -43,6 +44,27 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 
+/**
+ * The 2026-07-28 envelope's clientCapabilities as the SDK checks them: the 2025 schema's
+ * experimental, sampling, elicitation, roots and extensions (SDK 2.4.0 `ClientCapabilities2026Schema`).
+ */
+const CAPABILITIES_2026 = ClientCapabilitiesSchema.pick({ experimental: true, sampling: true, elicitation: true, roots: true, extensions: true });
+
+/** The JSON of the last envelope found valid: a client sends the same one with every call, so it is checked once. */
+let validEnvelope: string | undefined;
+
+/**
+ * Whether clientInfo and clientCapabilities pass the SDK's 2026 envelope check (`checkInboundEnvelope`,
+ * which answers -32602 otherwise): a call the SDK would refuse must reach the SDK.
+ */
+function envelopeAccepted(info: unknown, capabilities: unknown): boolean {
+  const key = JSON.stringify([info, capabilities]);
+  if (key === validEnvelope) return true;
+  if (!ImplementationSchema.safeParse(info).success || !CAPABILITIES_2026.safeParse(capabilities).success) return false;
+  validEnvelope = key;
+  return true;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
@@ -63,10 +85,13 @@ function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>):
  * see it. A lane call is a JSON-RPC request for `tools/call` whose params are a string `name`, an
  * optional plain-object `arguments` and an optional `_meta` holding only:
  * - legacy: a progress token (string or integer);
- * - modern: the three envelope keys, version {@link LANE_MODERN_VERSION}, clientInfo with a string
- *   name and version, capabilities an object; no log level, no progress token, no `inputResponses`
- *   or `requestState` (a retry resumes a held call through the SDK seam).
- * Every such request passes the SDK's CallToolRequest schema and its 2026 envelope check. Pure.
+ * - modern: the three envelope keys, version {@link LANE_MODERN_VERSION}, clientInfo and capabilities
+ *   that pass the SDK's envelope check; no log level, no progress token, no `inputResponses` or
+ *   `requestState` (a retry resumes a held call through the SDK seam). The envelope is lifted out of
+ *   the request's `_meta` as the SDK lifts it (`liftWireOnlyMaterial`): it describes this request to
+ *   toolshelf and is never forwarded upstream.
+ * Every such request passes the SDK's CallToolRequest schema and its 2026 envelope check. Pure (one
+ * envelope found valid is remembered).
  */
 export function laneCall(value: unknown, era: LaneEra): LaneCall | undefined {
   if (!isPlainObject(value) || value.jsonrpc !== '2.0' || value.method !== 'tools/call' || !isRequestId(value.id) || !onlyKeys(value, REQUEST_KEYS)) return undefined;
@@ -75,15 +100,16 @@ export function laneCall(value: unknown, era: LaneEra): LaneCall | undefined {
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
   const meta = params._meta;
   if (meta !== undefined && !isPlainObject(meta)) return undefined;
-  const request = { method: 'tools/call', params } as CallToolRequest;
   if (era === 'legacy') {
     if (meta !== undefined) for (const key in meta) if (key !== 'progressToken' || !isRequestId(meta[key])) return undefined;
-    return { id: value.id, request };
+    return { id: value.id, request: { method: 'tools/call', params } as CallToolRequest };
   }
   if (meta === undefined || !onlyKeys(meta, ENVELOPE_KEYS) || meta[PROTOCOL_VERSION_META_KEY] !== LANE_MODERN_VERSION) return undefined;
   const info = meta[CLIENT_INFO_META_KEY];
-  if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string' || !isPlainObject(meta[CLIENT_CAPABILITIES_META_KEY])) return undefined;
-  return { id: value.id, request, envelope: meta };
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string' || !isPlainObject(capabilities) || !envelopeAccepted(info, capabilities)) return undefined;
+  const { _meta: _envelope, ...lifted } = params;
+  return { id: value.id, request: { method: 'tools/call', params: lifted } as CallToolRequest, envelope: meta };
 }
 
 /**

@@ -54,10 +54,22 @@ describe('the stdio call lane takes only plain tools/call requests (issue #9 "Nu
   });
 
   it('a modern call needs the whole 2026-07-28 envelope and nothing more in _meta', () => {
-    expect(laneCall(modernCall, 'modern')).toEqual({ id: 'a', request: { method: 'tools/call', params: modernCall.params }, envelope });
+    // The envelope is lifted out of _meta, as the SDK does: it is never forwarded upstream.
+    expect(laneCall(modernCall, 'modern')).toEqual({ id: 'a', request: { method: 'tools/call', params: { name: 'up__echo', arguments: { text: 'hi' } } }, envelope });
     expect(laneCall(legacyCall, 'modern')).toBeUndefined();
     const { 'io.modelcontextprotocol/clientInfo': _info, ...noInfo } = envelope;
     expect(laneCall({ ...modernCall, params: { ...modernCall.params, _meta: noInfo } }, 'modern')).toBeUndefined();
+  });
+
+  it('a modern envelope the SDK would refuse with -32602 is left to it, also after a valid one was taken', () => {
+    const withEnvelope = (changes: Record<string, unknown>): unknown => ({ ...modernCall, params: { ...modernCall.params, _meta: { ...envelope, ...changes } } });
+    const info = 'io.modelcontextprotocol/clientInfo';
+    const caps = 'io.modelcontextprotocol/clientCapabilities';
+    expect(laneCall(withEnvelope({ [caps]: { sampling: {}, elicitation: {}, roots: { listChanged: true }, tasks: 'ignored in 2026' } }), 'modern')).toBeDefined();
+    for (const bad of [{ [info]: { name: 'c', version: '1', title: 5 } }, { [info]: { name: 'c', version: '1', icons: {} } }, { [caps]: { sampling: 5 } }, { [caps]: { elicitation: 'x' } }, { [caps]: { roots: { listChanged: 'yes' } } }]) {
+      expect(laneCall(modernCall, 'modern')).toBeDefined();
+      expect(laneCall(withEnvelope(bad), 'modern'), JSON.stringify(bad)).toBeUndefined();
+    }
   });
 
   it('everything it takes passes the SDK request schemas; the unusual rest is left to the SDK', () => {

@@ -1,0 +1,58 @@
+/**
+ * Faults found in the stdio call lane (gateway/callLane.ts) and direct upstream calls
+ * (upstream/directCall.ts), each with the exact input that failed, over raw stdio to the built CLI
+ * in front of a rude 2025-era upstream (fixtures/servers/rude.mjs). A call sent in the lane's shape
+ * must end exactly as the same call sent through the SDK Server (a modern call with a progress token
+ * goes there) did. Source: issue #9 "Numbers"; MCP spec 2026-07-28, Basic › `_meta`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, writeConfig } from '../helpers/gateway.js';
+import { startRawStdio, type Message, type RawStdio } from '../gateway/wire.js';
+
+const PV = 'io.modelcontextprotocol/protocolVersion';
+const INFO = 'io.modelcontextprotocol/clientInfo';
+const CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const envelope = { [PV]: '2026-07-28', [INFO]: { name: 'faults-e2e', version: '1' }, [CAPS]: { sampling: {} } };
+
+let config: string;
+let gw: RawStdio;
+beforeAll(async () => {
+  config = writeConfig({ mcpServers: { rude: { command: 'node', args: [fixture('rude.mjs')], exposure: 'direct', timeoutMs: 5000 } } });
+  gw = startRawStdio(config);
+  expect((await gw.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+/** A modern tools/call; with a progress token it goes through the SDK Server, without one through the lane. */
+function call(id: string, name: string, meta: Record<string, unknown>, sdk: boolean): Message {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta: { ...meta, ...(sdk ? { progressToken: `${id}-token` } : {}) } } };
+}
+
+/** The `_meta` the upstream received, its own progress token (the direct call's id) masked. */
+async function upstreamMeta(id: string, sdk: boolean): Promise<unknown> {
+  const answer = await gw.request(call(id, 'rude__meta', envelope, sdk));
+  const meta = JSON.parse((answer.result as { content: { text: string }[] }).content[0]!.text) as Record<string, unknown>;
+  return { ...meta, progressToken: typeof meta.progressToken };
+}
+
+describe('a modern client over stdio: lane calls end as SDK-path calls', () => {
+  it('the request envelope is not forwarded upstream in _meta (it was: protocolVersion, clientInfo and capabilities reached the upstream)', async () => {
+    const sdk = await upstreamMeta('meta-sdk', true);
+    expect(sdk).toEqual({ progressToken: 'number' });
+    expect(await upstreamMeta('meta-lane', false)).toEqual(sdk);
+  });
+
+  it.each([
+    ['clientInfo.title not a string', { ...envelope, [INFO]: { name: 'x', version: '1', title: 5 } }],
+    ['clientInfo.icons not an array', { ...envelope, [INFO]: { name: 'x', version: '1', icons: 'x' } }],
+    ['sampling capability not an object', { ...envelope, [CAPS]: { sampling: 5 } }],
+    ['roots.listChanged not a boolean', { ...envelope, [CAPS]: { roots: { listChanged: 'yes' } } }],
+  ])('an envelope the SDK refuses (%s) is refused the same way, not served', async (_label, meta) => {
+    const sdk = await gw.request(call('bad-sdk', 'rude__meta', meta, true));
+    const lane = await gw.request(call('bad-lane', 'rude__meta', meta, false));
+    expect(sdk.error?.code).toBe(-32602);
+    expect(lane.error).toEqual(sdk.error);
+  });
+});
