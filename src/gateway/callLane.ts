@@ -83,7 +83,7 @@ function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>):
 /**
  * `value` as a call the lane serves on a connection pinned to `era`, or undefined when the SDK must
  * see it. A lane call is a JSON-RPC request for `tools/call` whose params are a string `name`, an
- * optional plain-object `arguments` and an optional `_meta` holding only:
+ * optional plain-object `arguments` without an own `__proto__` key, and an optional `_meta` holding only:
  * - legacy: a progress token (string or integer);
  * - modern: the three envelope keys, version {@link LANE_MODERN_VERSION}, clientInfo and capabilities
  *   that pass the SDK's envelope check; no log level, no progress token, no `inputResponses` or
@@ -97,7 +97,8 @@ export function laneCall(value: unknown, era: LaneEra): LaneCall | undefined {
   if (!isPlainObject(value) || value.jsonrpc !== '2.0' || value.method !== 'tools/call' || !isRequestId(value.id) || !onlyKeys(value, REQUEST_KEYS)) return undefined;
   const params = value.params;
   if (!isPlainObject(params) || typeof params.name !== 'string' || !onlyKeys(params, PARAM_KEYS)) return undefined;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  // The SDK's schema parse rebuilds `arguments` and drops an own `__proto__` key (assigning it sets the prototype instead).
+  if (params.arguments !== undefined && (!isPlainObject(params.arguments) || Object.hasOwn(params.arguments, '__proto__'))) return undefined;
   const meta = params._meta;
   if (meta !== undefined && !isPlainObject(meta)) return undefined;
   if (era === 'legacy') {

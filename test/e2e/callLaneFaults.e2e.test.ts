@@ -56,3 +56,35 @@ describe('a modern client over stdio: lane calls end as SDK-path calls', () => {
     expect(lane.error).toEqual(sdk.error);
   });
 });
+
+describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
+  let legacy: RawStdio;
+  beforeAll(async () => {
+    legacy = startRawStdio(config);
+    await legacy.initialize();
+  });
+  afterAll(async () => {
+    await legacy.close();
+  });
+
+  it('arguments with an own "__proto__" key reach the upstream as through the SDK (its schema parse drops the key; the lane forwarded it)', async () => {
+    const line = (id: string, meta: string): string => `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":"rude__args","arguments":{"__proto__":{"isAdmin":true},"a":1}${meta}}}`;
+    const answered = async (id: string, meta: string): Promise<Message> => {
+      const answer = new Promise<Message>((resolve, reject) => {
+        const poll = (tries: number): void => {
+          const found = legacy.received.find((m) => m.id === id);
+          if (found) resolve(found);
+          else if (tries > 200) reject(new Error(`no answer to ${id}`));
+          else setTimeout(() => poll(tries + 1), 25);
+        };
+        poll(0);
+      });
+      legacy.write(line(id, meta));
+      return answer;
+    };
+    const sdk = await answered('proto-sdk', ',"_meta":{"x-path":"sdk"}');
+    const lane = await answered('proto-lane', '');
+    expect(sdk.result).toEqual({ content: [{ type: 'text', text: '{"a":1}' }] });
+    expect(lane.result).toEqual(sdk.result);
+  });
+});

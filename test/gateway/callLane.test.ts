@@ -29,6 +29,7 @@ function variants(base: Record<string, unknown>): unknown[] {
     { ...base, params: { ...params, arguments: [] } },
     { ...base, params: { ...params, arguments: 'x' } },
     { ...base, params: { ...params, arguments: undefined } },
+    { ...base, params: { ...params, arguments: JSON.parse('{"__proto__":{"x":1},"a":1}') as unknown } },
     { ...base, params: { ...params, task: { ttl: 1 } } },
     { ...base, params: { ...params, inputResponses: {} } },
     { ...base, params: { ...params, requestState: 's' } },
@@ -80,7 +81,10 @@ describe('the stdio call lane takes only plain tools/call requests (issue #9 "Nu
         if (call === undefined) continue;
         taken += 1;
         expect(JSONRPCRequestSchema.safeParse(value).success, JSON.stringify(value)).toBe(true);
-        expect(CallToolRequestSchema.safeParse(call.request).success, JSON.stringify(value)).toBe(true);
+        const parsed = CallToolRequestSchema.safeParse(call.request);
+        expect(parsed.success, JSON.stringify(value)).toBe(true);
+        // The handler sees the arguments the SDK's parse would have given it.
+        expect(JSON.stringify(parsed.data?.params.arguments), JSON.stringify(value)).toBe(JSON.stringify(call.request.params.arguments));
       }
       expect(taken).toBeGreaterThanOrEqual(era === 'legacy' ? 5 : 3);
       expect(taken).toBeLessThan(variants(legacyCall).length / 2);
