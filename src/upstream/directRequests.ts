@@ -42,15 +42,37 @@ function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>):
   return true;
 }
 
+/** `value` without an own `__proto__` key: the SDK's schema parse rebuilds objects by assignment, which drops it. */
+function withoutProtoKey(value: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(value, '__proto__')) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) if (key !== '__proto__') copy[key] = value[key];
+  return copy;
+}
+
+/**
+ * `result` as the SDK Client's `ResultSchema` parse gives it (a loose object with `_meta` in its
+ * shape): `_meta` first when present, the other keys in their order, no own `__proto__` key at the
+ * top or in `_meta`. The same object when there is nothing to change (the common result). Pure.
+ */
+function asParsedResult(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta;
+  if (meta === undefined) return withoutProtoKey(result);
+  const parsed: Record<string, unknown> = { _meta: withoutProtoKey(meta as Record<string, unknown>) };
+  for (const key of Object.keys(result)) if (key !== '_meta' && key !== '__proto__') parsed[key] = result[key];
+  return parsed;
+}
+
 /**
  * `value` as a response the SDK Client would accept for a request (a result object whose `_meta`, if
- * any, is an object; or an error with an integer code and a string message), else undefined: such a
- * line takes the transport's usual path, which reports and drops what is not JSON-RPC. Pure.
+ * any, is an object, shaped as its parse leaves it; or an error with an integer code and a string
+ * message), else undefined: such a line takes the transport's usual path, which reports and drops
+ * what is not JSON-RPC. Pure.
  */
 export function directResponse(value: Record<string, unknown>): DirectResponse | undefined {
   if (value.jsonrpc !== '2.0') return undefined;
   const { result, error } = value;
-  if (isPlainObject(result) && onlyKeys(value, RESULT_KEYS) && (result._meta === undefined || isPlainObject(result._meta))) return { result };
+  if (isPlainObject(result) && onlyKeys(value, RESULT_KEYS) && (result._meta === undefined || isPlainObject(result._meta))) return { result: asParsedResult(result) };
   if (isPlainObject(error) && onlyKeys(value, ERROR_KEYS) && Number.isSafeInteger(error.code) && typeof error.message === 'string') {
     return { error: { code: error.code as number, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
   }

@@ -104,4 +104,10 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     expect(direct).toEqual(sdk);
     expect(sdk).toEqual({ outcome: { kind: 'ok', result: { content: [{ type: 'text', text: 'answered under a string id' }] } }, progress: [{ progress: 1, total: 1 }] });
   });
+
+  it('a result with _meta, and own "__proto__" keys, reaches the caller byte for byte as the SDK Client parse leaves it: _meta first, no __proto__', async () => {
+    const { sdk, direct } = await both('proto', {}, false, 'rude.mjs');
+    expect(JSON.stringify(direct)).toBe(JSON.stringify(sdk));
+    expect(JSON.stringify(sdk.outcome)).toBe('{"kind":"ok","result":{"_meta":{"k":1},"content":[{"type":"text","text":"p"}]}}');
+  });
 });
