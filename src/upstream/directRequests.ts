@@ -7,6 +7,7 @@
  * progress notifications are taken here and never reach the Client. Source: JSON-RPC 2.0 §4, §5 (an
  * id is a string or a number); MCP spec, Utilities › Progress (the token is the caller's choice).
  */
+import { ProgressNotificationParamsSchema } from '@modelcontextprotocol/core';
 
 /** How a direct request ended: its result object, or the JSON-RPC error the upstream sent. */
 export type DirectResponse = { readonly result: Record<string, unknown> } | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
@@ -79,6 +80,23 @@ export function directResponse(value: Record<string, unknown>): DirectResponse |
   return undefined;
 }
 
+/**
+ * A progress notification's params as the SDK Client's schema parse hands them to its progress
+ * handler, token aside: `_meta`, `progress`, `total`, `message` in that order, unknown keys dropped;
+ * undefined when that parse fails (the SDK reports and drops such a notification, which the
+ * transport's usual path then does). The common shape is checked without the schema. Pure.
+ */
+function progressParams(params: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { progress, total, message } = params;
+  if (typeof progress === 'number' && (total === undefined || typeof total === 'number') && (message === undefined || typeof message === 'string') && params._meta === undefined) {
+    return { progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) };
+  }
+  const parsed = ProgressNotificationParamsSchema.safeParse(params);
+  if (!parsed.success) return undefined;
+  const { progressToken: _token, ...rest } = parsed.data;
+  return rest;
+}
+
 /** The direct requests waiting on one transport, by id. */
 export class DirectRequests {
   private readonly waiting = new Map<number, DirectHandlers>();
@@ -108,10 +126,10 @@ export class DirectRequests {
     if (this.waiting.size === 0 || !isPlainObject(value)) return false;
     if ('method' in value) {
       if (value.method !== 'notifications/progress' || !isPlainObject(value.params)) return false;
-      const { progressToken, ...params } = value.params;
-      const token = idKey(progressToken);
+      const token = idKey(value.params.progressToken);
       const handlers = token === undefined ? undefined : this.waiting.get(token);
-      if (handlers === undefined || typeof params.progress !== 'number') return false;
+      const params = handlers && progressParams(value.params);
+      if (!handlers || !params) return false;
       handlers.progress(params);
       return true;
     }

@@ -110,4 +110,10 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     expect(JSON.stringify(direct)).toBe(JSON.stringify(sdk));
     expect(JSON.stringify(sdk.outcome)).toBe('{"kind":"ok","result":{"_meta":{"k":1},"content":[{"type":"text","text":"p"}]}}');
   });
+
+  it('progress reaches the caller as the SDK Client schema parse leaves it: known keys in schema order, unknown ones dropped, an invalid one dropped', async () => {
+    const { sdk, direct } = await both('oddprogress', {}, false, 'rude.mjs');
+    expect(JSON.stringify(direct)).toBe(JSON.stringify(sdk));
+    expect(JSON.stringify(sdk.progress)).toBe('[{"progress":1,"total":2,"message":"first"}]');
+  });
 });
