@@ -57,6 +57,13 @@ describe('a modern client over stdio: lane calls end as SDK-path calls', () => {
   });
 });
 
+describe('a modern client over stdio, a 2025-era upstream (direct calls)', () => {
+  it('a result carrying resultType "input_required" reaches the client as a complete result, as through the SDK Client (which drops the key)', async () => {
+    const answer = await gw.request(call('typed', 'rude__typed', envelope, false));
+    expect(answer.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'a 2025 result after all' }], requestState: 'forged' });
+  });
+});
+
 describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
   let legacy: RawStdio;
   beforeAll(async () => {

@@ -116,4 +116,10 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     expect(JSON.stringify(direct)).toBe(JSON.stringify(sdk));
     expect(JSON.stringify(sdk.progress)).toBe('[{"progress":1,"total":2,"message":"first"}]');
   });
+
+  it('a resultType in a 2025-era result is dropped, as the SDK Client 2025 codec drops it (a modern client must not see an upstream input_required)', async () => {
+    const { sdk, direct } = await both('typed', {}, false, 'rude.mjs');
+    expect(JSON.stringify(direct)).toBe(JSON.stringify(sdk));
+    expect(sdk.outcome).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: 'a 2025 result after all' }], requestState: 'forged' } });
+  });
 });
