@@ -176,14 +176,18 @@ export class CallLane {
 
   /**
    * Sees one inbound message before the SDK: true when the lane took it (the SDK must not see it).
-   * A cancellation of a lane call aborts it and goes on to the SDK too (which ignores the id).
+   * A cancellation of a lane call aborts it as the SDK's handler would (with its `reason`, which must
+   * be a string or absent: the SDK ignores a cancellation its schema refuses) and goes on to the SDK
+   * too (which ignores the id).
    */
   take(value: unknown): boolean {
     const target = this.target;
     if (target === undefined || !isPlainObject(value)) return false;
     if (value.method === 'notifications/cancelled') {
-      const params = value.params as { requestId?: unknown; reason?: unknown } | undefined;
-      if (isRequestId(params?.requestId)) this.running.get(params.requestId)?.abort(params.reason ?? 'cancelled');
+      const params = value.params;
+      if (isPlainObject(params) && isRequestId(params.requestId) && (params.reason === undefined || typeof params.reason === 'string') && (params._meta === undefined || isPlainObject(params._meta))) {
+        this.running.get(params.requestId)?.abort(params.reason);
+      }
       return false;
     }
     if (!target.ready()) return false;

@@ -49,15 +49,15 @@ export function sendDirectToolCall(
       signal?.removeEventListener('abort', onAbort);
       resolve(outcome);
     };
-    // Gives up waiting: the upstream is told, as the SDK Client tells it when a request is abandoned.
-    const giveUp = (error: SdkError | undefined, reason: string): void => {
-      if (id !== undefined) transport.cancelDirect(id, reason);
+    // Gives up waiting: the upstream is told, with the reason the SDK Client gives (`String(reason)`) when it abandons a request.
+    const giveUp = (error: SdkError | undefined): void => {
+      if (id !== undefined) transport.cancelDirect(id, String(error ?? signal?.reason));
       end(error ? failure(error) : { kind: 'cancelled' });
     };
-    const onAbort = (): void => giveUp(undefined, String(signal?.reason));
+    const onAbort = (): void => giveUp(undefined);
     const armIdle = (): void => {
       clearTimeout(idle);
-      idle = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }), 'Request timed out'), timeoutMs);
+      idle = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
     };
     try {
       const sent = transport.sendDirect(
@@ -83,7 +83,7 @@ export function sendDirectToolCall(
       return end(failure(error));
     }
     armIdle();
-    total = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }), 'Maximum total timeout exceeded'), maxTotalMs);
+    total = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs })), maxTotalMs);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

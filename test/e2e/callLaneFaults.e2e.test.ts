@@ -94,4 +94,29 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
     expect(sdk.result).toEqual({ content: [{ type: 'text', text: '{"a":1}' }] });
     expect(lane.result).toEqual(sdk.result);
   });
+
+  it('a cancellation ends a lane call as it ends an SDK-path one: no reason gives the SDK abort reason, a reason that is not a string cancels nothing', async () => {
+    const cancels = async (): Promise<{ requestId: number; reason: string }[]> => {
+      const answer = await legacy.request({ jsonrpc: '2.0', id: `list-${Math.random()}`, method: 'tools/call', params: { name: 'rude__cancelled', arguments: {} } });
+      return (answer.result as { structuredContent: { cancelled: { requestId: number; reason: string }[] } }).structuredContent.cancelled;
+    };
+    /** Starts a call to rude__late (through the SDK Server when `sdk`), cancels it with `extra`, and gives the reason the upstream got, if any. */
+    const cancelled = async (id: string, sdk: boolean, extra: Record<string, unknown>): Promise<string | undefined> => {
+      const before = (await cancels()).length;
+      legacy.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'rude__late', arguments: {}, ...(sdk ? { _meta: { 'x-path': 'sdk' } } : {}) } }));
+      // The call is running upstream once a later call has been answered (calls to one upstream are written in order).
+      await cancels();
+      legacy.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...extra } }));
+      // A cancellation the gateway acts on is written upstream before the next call.
+      await cancels();
+      const after = await cancels();
+      return after.length > before ? after.at(-1)!.reason : undefined;
+    };
+    const noReason = await cancelled('bare-sdk', true, {});
+    expect(noReason).toBe('AbortError: This operation was aborted');
+    expect(await cancelled('bare-lane', false, {})).toBe(noReason);
+    expect(await cancelled('number-sdk', true, { reason: 5 })).toBeUndefined();
+    expect(await cancelled('number-lane', false, { reason: 5 })).toBeUndefined();
+    expect(legacy.received.filter((m) => typeof m.id === 'string' && /^(bare|number)-/.test(m.id))).toEqual([]);
+  });
 });

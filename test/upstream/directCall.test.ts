@@ -122,4 +122,15 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     expect(JSON.stringify(direct)).toBe(JSON.stringify(sdk));
     expect(sdk.outcome).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: 'a 2025 result after all' }], requestState: 'forged' } });
   });
+
+  it('a call that times out is cancelled upstream with the reason the SDK Client gives, and its late answer is dropped', async () => {
+    const { client, transport, context } = await connect('rude.mjs');
+    const sdk = await sendToolCall(client, 'late', {}, {}, context);
+    const direct = await sendDirectToolCall(client, transport, 'late', {}, {}, context);
+    expect(direct).toEqual(sdk);
+    expect(sdk).toEqual({ kind: 'timeout', ms: 400 });
+    const listed = (await sendToolCall(client, 'cancelled', {}, {}, context)) as { result: { structuredContent: { cancelled: { reason: string }[] } } };
+    const reasons = listed.result.structuredContent.cancelled.map((c) => c.reason);
+    expect(reasons).toEqual(['SdkError: Request timed out', 'SdkError: Request timed out']);
+  });
 });
