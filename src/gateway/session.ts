@@ -166,12 +166,12 @@ export class GatewaySession {
   }
 
   /** tool_search and the manifest exist only in `own` mode: in `client` mode the client's search finds tools. */
-  private searchEnabled(): boolean {
-    return this.options.settings.discoveryEnabled && this.mode() === 'own';
+  private searchEnabled(mode = this.mode()): boolean {
+    return this.options.settings.discoveryEnabled && mode === 'own';
   }
 
-  private callToolEnabled(): boolean {
-    return this.mode() === 'own' && bridgeEnabled(this.options.settings.callTool, this.clientName);
+  private callToolEnabled(mode = this.mode()): boolean {
+    return mode === 'own' && bridgeEnabled(this.options.settings.callTool, this.clientName);
   }
 
   /** Called after the catalogue was replaced: tells the client only if its list changed (DESIGN §9). */
@@ -190,6 +190,7 @@ export class GatewaySession {
 
   private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
     this.callCount += 1;
+    const mode = this.mode();
     const outcome = await dispatchCall(request, extra, {
       callId: `${this.options.id}:${this.callCount}`,
       session: this.options.id,
@@ -197,14 +198,14 @@ export class GatewaySession {
       caller: this.options.caller,
       admit: this.options.admit,
       trace: this.options.trace,
-      settings: { ...this.options.settings, discoveryEnabled: this.searchEnabled() },
-      callToolEnabled: this.callToolEnabled(),
-      deferredListed: this.mode() === 'client',
+      settings: { ...this.options.settings, discoveryEnabled: this.searchEnabled(mode) },
+      callToolEnabled: this.callToolEnabled(mode),
+      deferredListed: mode === 'client',
       isPromoted: (name) => this.promoted.includes(name),
       origin: this.originFor(extra),
     });
     // In client mode every deferred tool is listed already: the list never changes because of a call.
-    if (this.mode() === 'own' && outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
+    if (mode === 'own' && outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
       // Sent on the request's own stream so HTTP clients without a GET stream still receive it.
       await extra.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
     }

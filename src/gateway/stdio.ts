@@ -78,13 +78,14 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
         void answer(ProtocolErrorCode.ParseError, 'Parse error: line is not JSON');
         return false;
       }
+      // Before the validity check: a call the lane takes is a valid request by construction (callLane.ts).
+      if (lane.take(value)) return false;
       // The SDK transport would report an invalid request without the line, so only id null could be sent.
       const answered = invalidRequestAnswer(value);
       if (answered) {
         void transport.send(answered);
         return false;
       }
-      if (lane.take(value)) return false;
       const held = legacy ? undefined : modernSide.observe(value);
       return held ? held.then((message) => Buffer.from(`${JSON.stringify(message)}\n`)) : true;
     },

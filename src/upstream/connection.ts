@@ -19,7 +19,7 @@ import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { describeFailure } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
-import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type RequestOutcome } from './calls.js';
+import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
 import { signInFailure } from './outcome.js';
@@ -472,16 +472,12 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
+    const ready = this.status === 'ready' && this.renewing === undefined ? this.client : undefined;
+    const direct = ready && directTransport(ready);
+    if (ready && direct) return this.callDirect(ready, direct, name, args, options);
     const send = (): Promise<CallOutcome | typeof SESSION_EXPIRED | undefined> =>
       this.inUseFor(() =>
-        this.calls.track(options.origin, () =>
-          this.withRenewal((client) => {
-            const context = { server: this.server, isCurrent: (sent: Client) => sent === this.client, retryInMs: () => this.retryInMs() };
-            const direct = directTransport(client);
-            return direct ? sendDirectToolCall(client, direct, name, args, options, context) : sendToolCall(client, name, args, options, context);
-          }),
-          (outcome) => outcome !== undefined && outcome !== SESSION_EXPIRED && (outcome.kind === 'timeout' || outcome.kind === 'cancelled'),
-        ),
+        this.calls.track(options.origin, () => this.withRenewal((client) => sendToolCall(client, name, args, options, this.callContext())), abandoned),
       );
     let outcome = await send();
     // A 403 insufficient_scope the SDK could not step up without a browser: sign in for the wider scope once, then retry once.
@@ -495,6 +491,25 @@ export class UpstreamConnection {
       return this.unavailable();
     }
     return outcome;
+  }
+
+  /**
+   * A call on a ready 2025-era stdio connection, sent beside the SDK Client (directCall.ts). Nothing
+   * of the general path applies to it: no start to wait for, no remote session to renew, no sign-in;
+   * it is counted in use and routed for the upstream's requests as any call (issue #9 "Numbers").
+   */
+  private callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+    this.inUse += 1;
+    clearTimeout(this.idleTimer);
+    return this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext()), abandoned).finally(() => {
+      this.inUse -= 1;
+      this.touch();
+    });
+  }
+
+  /** What a call needs to know about this connection (calls.ts). */
+  private callContext(): CallContext {
+    return { server: this.server, isCurrent: (sent) => sent === this.client, retryInMs: () => this.retryInMs() };
   }
 
   /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
@@ -604,6 +619,11 @@ export class UpstreamConnection {
     this.ending.set(transport, done);
     void done.finally(() => this.ending.delete(transport));
   }
+}
+
+/** Whether a call's outcome leaves it possibly still running upstream (callRouting.ts): it timed out or was cancelled. */
+function abandoned(outcome: CallOutcome | typeof SESSION_EXPIRED | undefined): boolean {
+  return outcome !== undefined && outcome !== SESSION_EXPIRED && (outcome.kind === 'timeout' || outcome.kind === 'cancelled');
 }
 
 /** `resources/subscribe` and `resources/unsubscribe`, whose URIs a connection keeps (resourceSubscriptions.ts). */
