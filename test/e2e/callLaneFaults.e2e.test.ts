@@ -57,6 +57,24 @@ describe('a modern client over stdio: lane calls end as SDK-path calls', () => {
   });
 });
 
+describe('a connection that opened with server/discover is pinned to the modern era by its first request, lane call or not', () => {
+  it.each([
+    ['through the SDK Server', true],
+    ['in the lane shape', false],
+  ])('a modern call %s, then a legacy initialize: the initialize is refused and modern calls go on', async (_label, sdk) => {
+    const probe = startRawStdio(config);
+    try {
+      expect((await probe.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+      expect((await probe.request(call('first', 'rude__args', envelope, sdk))).result).toBeDefined();
+      const init = await probe.request({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'switcher', version: '1' } } });
+      expect(init.error).toBeDefined();
+      expect((await probe.request(call('after', 'rude__args', envelope, false))).result).toMatchObject({ resultType: 'complete' });
+    } finally {
+      await probe.close();
+    }
+  });
+});
+
 describe('a modern client over stdio, a 2025-era upstream (direct calls)', () => {
   it('a result carrying resultType "input_required" reaches the client as a complete result, as through the SDK Client (which drops the key)', async () => {
     const answer = await gw.request(call('typed', 'rude__typed', envelope, false));

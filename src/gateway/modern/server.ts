@@ -15,9 +15,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type BaseContext,
   type CallToolRequest,
   type Implementation,
   type JSONRPCRequest,
+  type MessageExtraInfo,
   type Result,
   type ServerContext,
   type Tool,
@@ -74,9 +76,22 @@ export class ModernServer extends Server {
     this.implementation = info;
   }
 
-  /** What the stdio call lane serves this connection's plain tools/call with. */
+  /**
+   * Whether the SDK's stdio era entry has delivered a request other than `server/discover`: only
+   * then is the connection pinned modern. After `server/discover` alone it is still a probe that a
+   * legacy `initialize` replaces, so lane calls wait: served before, they kept the SDK from pinning.
+   */
+  private pinned = false;
+
+  /** What the stdio call lane serves this connection's plain tools/call with, once the connection is pinned modern. */
   laneTarget(): LaneTarget {
-    return { era: 'modern', server: this, serverInfo: this.implementation, ready: () => true, serve: (request, ctx) => this.serveCall(request, ctx) };
+    return { era: 'modern', server: this, serverInfo: this.implementation, ready: () => this.pinned, serve: (request, ctx) => this.serveCall(request, ctx) };
+  }
+
+  /** Runs for each request the SDK delivers with a handler: notes the first past the opening `server/discover` ({@link pinned}). */
+  protected override buildContext(ctx: BaseContext, transportInfo?: MessageExtraInfo): ServerContext {
+    if (ctx.mcpReq.method !== 'server/discover') this.pinned = true;
+    return super.buildContext(ctx, transportInfo);
   }
 
   protected override _wrapHandler(
