@@ -37,6 +37,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
 const ERROR_KEYS = new Set(['jsonrpc', 'id', 'error']);
+const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
 
 function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   for (const key in value) if (!allowed.has(key)) return false;
@@ -130,7 +131,8 @@ export class DirectRequests {
   route(value: unknown): boolean {
     if (this.waiting.size === 0 || !isPlainObject(value)) return false;
     if ('method' in value) {
-      if (value.method !== 'notifications/progress' || !isPlainObject(value.params)) return false;
+      // Only a JSON-RPC notification (the SDK's strict schema): anything else is reported and dropped on the usual path.
+      if (value.method !== 'notifications/progress' || value.jsonrpc !== '2.0' || !onlyKeys(value, NOTIFICATION_KEYS) || !isPlainObject(value.params)) return false;
       const token = idKey(value.params.progressToken);
       const handlers = token === undefined ? undefined : this.waiting.get(token);
       const params = handlers && progressParams(value.params);

@@ -115,6 +115,10 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     const { sdk, direct } = await both('oddprogress', {}, false, 'rude.mjs');
     expect(JSON.stringify(direct)).toBe(JSON.stringify(sdk));
     expect(JSON.stringify(sdk.progress)).toBe('[{"progress":1,"total":2,"message":"first"}]');
+    // Lines that are not JSON-RPC (no "jsonrpc", an extra top-level key) are no progress at all.
+    const bare = await both('bareprogress', {}, false, 'rude.mjs');
+    expect(bare.direct).toEqual(bare.sdk);
+    expect(bare.sdk.progress).toEqual([]);
   });
 
   it('a resultType in a 2025-era result is dropped, as the SDK Client 2025 codec drops it (a modern client must not see an upstream input_required)', async () => {
