@@ -94,7 +94,8 @@ export function directResponse(value: Record<string, unknown>): DirectResponse |
  */
 function progressParams(params: Record<string, unknown>): Record<string, unknown> | undefined {
   const { progress, total, message } = params;
-  if (typeof progress === 'number' && (total === undefined || typeof total === 'number') && (message === undefined || typeof message === 'string') && params._meta === undefined) {
+  // Finite: JSON.parse reads 1e400 as Infinity, which the schema refuses.
+  if (Number.isFinite(progress) && (total === undefined || Number.isFinite(total)) && (message === undefined || typeof message === 'string') && params._meta === undefined) {
     return { progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) };
   }
   const parsed = ProgressNotificationParamsSchema.safeParse(params);
