@@ -114,18 +114,28 @@ export function laneCall(value: unknown, era: LaneEra): LaneCall | undefined {
 }
 
 /**
- * A tools/call result as it goes on the wire in `era`: unchanged for legacy; for modern with
- * `resultType` (`complete` unless the handler set one) and toolshelf's `serverInfo` in `_meta`
- * unless there already (the SDK 2.4.0 2026 codec's `encodeResult` for tools/call, which is not a
- * cacheable method). Pure.
+ * A tools/call result as it goes on the wire in `era`: unchanged for legacy; for modern without a
+ * `tasks` key in a top-level `capabilities` object (a field the revision deleted), with `resultType`
+ * (`complete` unless the handler set one) and toolshelf's `serverInfo` in `_meta` unless there
+ * already (the SDK 2.4.0 2026 codec's `encodeResult` for tools/call, which is not a cacheable
+ * method). Pure.
  */
 export function encodeLaneResult(result: Result, era: LaneEra, serverInfo: Implementation): Result {
   if (era === 'legacy') return result;
-  const typed = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
+  const kept = withoutDeletedTasks(result);
+  const typed = kept.resultType === undefined ? { ...kept, resultType: 'complete' } : kept;
   const meta = typed._meta;
   if (meta === undefined) return { ...typed, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
   if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return typed;
   return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+}
+
+/** `result` without `capabilities.tasks`, as the 2026 codec's `enforceDeletedFields` drops it from every result; the same object when absent. */
+function withoutDeletedTasks(result: Result): Result {
+  const capabilities = result.capabilities;
+  if (!isPlainObject(capabilities) || !('tasks' in capabilities)) return result;
+  const { tasks: _deleted, ...rest } = capabilities;
+  return { ...result, capabilities: rest };
 }
 
 /**

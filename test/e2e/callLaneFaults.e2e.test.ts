@@ -57,6 +57,15 @@ describe('a modern client over stdio: lane calls end as SDK-path calls', () => {
   });
 });
 
+describe('a modern client over stdio: lane results are encoded as the SDK encodes them', () => {
+  it('a result with capabilities.tasks (a field 2026-07-28 deleted) loses it, as the SDK 2026 codec drops it', async () => {
+    const sdk = await gw.request(call('caps-sdk', 'rude__caps', envelope, true));
+    const lane = await gw.request(call('caps-lane', 'rude__caps', envelope, false));
+    expect(sdk.result?.capabilities).toEqual({ tools: {} });
+    expect(JSON.stringify(lane.result)).toBe(JSON.stringify(sdk.result));
+  });
+});
+
 describe('a connection that opened with server/discover is pinned to the modern era by its first request, lane call or not', () => {
   it.each([
     ['through the SDK Server', true],
