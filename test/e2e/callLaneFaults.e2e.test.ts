@@ -66,6 +66,20 @@ describe('a modern client over stdio: lane results are encoded as the SDK encode
   });
 });
 
+describe('a modern client over stdio: input_required from a lane call passes the SDK seam', () => {
+  it('an upstream sampling request with tools, to a client that declared sampling without tools, is refused with -32021 as through the SDK Server', async () => {
+    const sdk = await gw.request(call('tools-sdk', 'rude__asktools', envelope, true));
+    const lane = await gw.request(call('tools-lane', 'rude__asktools', envelope, false));
+    expect(sdk.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: { tools: {} } } } });
+    expect(lane.error).toEqual(sdk.error);
+  });
+
+  it('one the client can answer is an input_required round, as before', async () => {
+    const lane = await gw.request(call('ask-lane', 'rude__ask', envelope, false));
+    expect(lane.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'sampling-1': { method: 'sampling/createMessage' } } });
+  });
+});
+
 describe('a connection that opened with server/discover is pinned to the modern era by its first request, lane call or not', () => {
   it.each([
     ['through the SDK Server', true],

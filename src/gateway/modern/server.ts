@@ -85,7 +85,20 @@ export class ModernServer extends Server {
 
   /** What the stdio call lane serves this connection's plain tools/call with, once the connection is pinned modern. */
   laneTarget(): LaneTarget {
-    return { era: 'modern', server: this, serverInfo: this.implementation, ready: () => this.pinned, serve: (request, ctx) => this.serveCall(request, ctx) };
+    return { era: 'modern', server: this, serverInfo: this.implementation, ready: () => this.pinned, serve: (request, ctx) => this.serveLane(request, ctx) };
+  }
+
+  /**
+   * {@link serveCall} for a lane call. An `input_required` result goes through the SDK's tools/call
+   * seam as the SDK handler's does: the at-least-one rule, and every embedded request covered by the
+   * capabilities the request declared, mode-aware (sampling with tools needs `sampling.tools`), else
+   * -32021; a complete result needs none of it, so the common call skips the seam.
+   */
+  private async serveLane(request: CallToolRequest, ctx: ServerContext): Promise<Result> {
+    const result = await this.serveCall(request, ctx);
+    if (!isInputRequiredResult(result)) return result;
+    const seam = super._wrapHandler('tools/call', () => Promise.resolve(result));
+    return seam({ jsonrpc: '2.0', id: ctx.mcpReq.id, ...request } as JSONRPCRequest, ctx);
   }
 
   /** Runs for each request the SDK delivers with a handler: notes the first past the opening `server/discover` ({@link pinned}). */
