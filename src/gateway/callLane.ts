@@ -202,7 +202,13 @@ export class CallLane {
     }
     if (!target.ready()) return false;
     const call = laneCall(value, target.era);
-    if (call === undefined || this.running.has(call.id)) return false;
+    if (call === undefined) return false;
+    if (this.running.has(call.id)) {
+      // A second request under a running call's id goes to the SDK, which then owns the id: a
+      // cancellation of it ends that request only, as the SDK's own map would (the last one wins).
+      this.running.delete(call.id);
+      return false;
+    }
     const abort = new AbortController();
     this.running.set(call.id, abort);
     // A microtask later, as the SDK runs handlers: requests before this one in the stream start first.

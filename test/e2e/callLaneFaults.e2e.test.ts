@@ -139,7 +139,8 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
   it('a cancellation ends a lane call as it ends an SDK-path one: no reason gives the SDK abort reason, a reason that is not a string cancels nothing', async () => {
     const cancels = async (): Promise<{ requestId: number; reason: string }[]> => {
       const answer = await legacy.request({ jsonrpc: '2.0', id: `list-${Math.random()}`, method: 'tools/call', params: { name: 'rude__cancelled', arguments: {} } });
-      return (answer.result as { structuredContent: { cancelled: { requestId: number; reason: string }[] } }).structuredContent.cancelled;
+      // Calls left running (a cancellation that cancels nothing) time out, and are cancelled, on their own: not counted.
+      return (answer.result as { structuredContent: { cancelled: { requestId: number; reason: string }[] } }).structuredContent.cancelled.filter((c) => !c.reason.startsWith('SdkError'));
     };
     /** Starts a call to rude__late (through the SDK Server when `sdk`), cancels it with `extra`, and gives the reason the upstream got, if any. */
     const cancelled = async (id: string, sdk: boolean, extra: Record<string, unknown>): Promise<string | undefined> => {
@@ -159,5 +160,25 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
     expect(await cancelled('number-sdk', true, { reason: 5 })).toBeUndefined();
     expect(await cancelled('number-lane', false, { reason: 5 })).toBeUndefined();
     expect(legacy.received.filter((m) => typeof m.id === 'string' && /^(bare|number)-/.test(m.id))).toEqual([]);
+  });
+
+  it('two calls under one id, then its cancellation: only the later call is cancelled, as through the SDK Server alone', async () => {
+    const cancels = async (): Promise<number> => {
+      const answer = await legacy.request({ jsonrpc: '2.0', id: `count-${Math.random()}`, method: 'tools/call', params: { name: 'rude__cancelled', arguments: {} } });
+      // Cancellations for this test's reason only: calls left running elsewhere time out (and are cancelled) on their own.
+      return (answer.result as { structuredContent: { cancelled: { reason: string }[] } }).structuredContent.cancelled.filter((c) => c.reason === 'stop').length;
+    };
+    const cancelledBy = async (id: string, sdk: boolean): Promise<number> => {
+      const before = await cancels();
+      const late = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'rude__late', arguments: {}, ...(sdk ? { _meta: { 'x-path': 'sdk' } } : {}) } });
+      legacy.write(late);
+      legacy.write(late);
+      await cancels();
+      legacy.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'stop' } }));
+      await cancels();
+      return (await cancels()) - before;
+    };
+    expect(await cancelledBy('dup-sdk', true)).toBe(1);
+    expect(await cancelledBy('dup-lane', false)).toBe(1);
   });
 });
