@@ -4,8 +4,10 @@
  * machinery (codec, schema parse of every response, per-request abort plumbing), most of what an
  * upstream call costs the gateway (issue #9 "Numbers": proxy overhead per call). Their ids are
  * negative integers, which the SDK Client (counting up from 0) never uses; their responses and
- * progress notifications are taken here and never reach the Client. Source: JSON-RPC 2.0 §4, §5 (an
- * id is a string or a number); MCP spec, Utilities › Progress (the token is the caller's choice).
+ * progress notifications are taken here and never reach the Client, and are handed on exactly as the
+ * Client would hand them (its id matching, schema parse and 2025 codec; breaker report on 600a158).
+ * Source: JSON-RPC 2.0 §4, §5 (an id is a string or a number); MCP spec, Utilities › Progress (the
+ * token is the caller's choice).
  */
 import { ProgressNotificationParamsSchema } from '@modelcontextprotocol/core';
 
