@@ -8,6 +8,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { CallOutcome } from '../upstream/types.js';
 import { TOOL_SEARCH } from './bridgeTools.js';
+import { isTextBlocks } from '../lib/textContent.js';
 
 /** A text result with `isError: true`. */
 export function errorResult(text: string): CallToolResult {
@@ -69,14 +70,7 @@ function checkedResult(result: Record<string, unknown>, who: string): { result: 
  */
 function isPlainTextResult(result: Record<string, unknown>): boolean {
   for (const key in result) if (key !== 'content' && key !== 'isError') return false;
-  const { content, isError } = result;
-  if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false;
-  return content.every((block: unknown) => {
-    if (typeof block !== 'object' || block === null) return false;
-    for (const key in block) if (key !== 'type' && key !== 'text') return false;
-    const { type, text } = block as { type?: unknown; text?: unknown };
-    return type === 'text' && typeof text === 'string';
-  });
+  return isTextBlocks(result.content) && (result.isError === undefined || typeof result.isError === 'boolean');
 }
 
 /**
