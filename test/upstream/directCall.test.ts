@@ -7,10 +7,11 @@
  * and retries. Issue #9 "Numbers".
  */
 import type { Client } from '@modelcontextprotocol/client';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../../src/config/types.js';
 import { sendToolCall, type CallContext } from '../../src/upstream/calls.js';
-import { directTransport, sendDirectToolCall } from '../../src/upstream/directCall.js';
+import { directTransport, plainModernResult, sendDirectToolCall } from '../../src/upstream/directCall.js';
 import { newUpstreamClient, type ServerRequestRelay } from '../../src/upstream/relay.js';
 import { ChildStdioTransport } from '../../src/upstream/stdioTransport.js';
 import type { CallOptions, CallOutcome, ProgressUpdate } from '../../src/upstream/types.js';
@@ -171,5 +172,37 @@ describe('a direct call to a 2026-07-28 upstream ends as the SDK Client request 
     expect(sdk).toEqual({ kind: 'timeout', ms: 400 });
     for (let i = 0; i < 50 && (await count()) !== '2'; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await count()).toBe('2');
+  });
+});
+
+describe('plainModernResult: the modern results a direct call settles without the Client', () => {
+  const content = [{ type: 'text', text: 'x' }];
+  const info = { 'io.modelcontextprotocol/serverInfo': { name: 'up', version: '1' } };
+
+  it('complete text results, with isError or the server info, lose resultType and keep their key order', () => {
+    expect(JSON.stringify(plainModernResult({ content, resultType: 'complete', _meta: info }))).toBe(JSON.stringify({ content, _meta: info }));
+    expect(plainModernResult({ isError: true, content, resultType: 'complete' })).toEqual({ isError: true, content });
+  });
+
+  it('anything else is left to the Client: other result types, content, _meta keys or fields', () => {
+    for (const value of [
+      { content, resultType: 'input_required' },
+      { content },
+      { content: [{ type: 'image', data: 'x', mimeType: 'image/png' }], resultType: 'complete' },
+      { content, structuredContent: {}, resultType: 'complete' },
+      { content, isError: 'yes', resultType: 'complete' },
+      { content, resultType: 'complete', _meta: { ...info, trace: 1 } },
+      { content, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 5 } } },
+    ]) {
+      expect(plainModernResult(value), JSON.stringify(value)).toBeUndefined();
+    }
+  });
+
+  it('what it takes is a valid CallToolResult', () => {
+    for (const value of [{ content, resultType: 'complete' }, { content: [], resultType: 'complete', _meta: info, isError: false }]) {
+      const taken = plainModernResult(value);
+      expect(taken).toBeDefined();
+      expect(CallToolResultSchema.safeParse(taken).success).toBe(true);
+    }
   });
 });
