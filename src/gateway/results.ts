@@ -79,9 +79,27 @@ function isPlainTextResult(result: Record<string, unknown>): boolean {
  * `result` unchanged.
  */
 export function fitResult(result: CallToolResult, limitBytes: number | undefined, measure: (value: unknown) => { bytes: number }): CallToolResult {
-  if (limitBytes === undefined) return result;
+  if (limitBytes === undefined || textResultBound(result) <= limitBytes) return result;
   const { bytes } = measure(result);
   if (bytes <= limitBytes) return result;
   const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
   return errorResult(`The tool's result is ${mib(bytes)}, more than this client accepts over stdio (${mib(limitBytes)}). Ask for less (a range, a page, a filter).`);
+}
+
+/** Most bytes one UTF-16 code unit of a JSON string can take: a control character escaped as `\u001f`. */
+const MAX_BYTES_PER_CHAR = 6;
+/** Room for one content block's own JSON (`{"type":"text","text":""}`, comma) and the result's (`{"content":[]}`, `"isError":false`), in bytes. */
+const BLOCK_OVERHEAD_BYTES = 32;
+const RESULT_OVERHEAD_BYTES = 64;
+
+/**
+ * An upper bound in bytes on the compact JSON of a result that holds text blocks only (and
+ * `isError`), found without serialising it: results far below a client's limit, nearly all, skip
+ * the measure (issue #9 "Numbers"). Infinity for any other result, which is then measured. Pure.
+ */
+export function textResultBound(result: CallToolResult): number {
+  if (!isPlainTextResult(result as Record<string, unknown>)) return Infinity;
+  let bound = RESULT_OVERHEAD_BYTES;
+  for (const block of result.content as { text: string }[]) bound += BLOCK_OVERHEAD_BYTES + MAX_BYTES_PER_CHAR * block.text.length;
+  return bound;
 }
