@@ -8,6 +8,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { CallOutcome } from '../upstream/types.js';
 import { TOOL_SEARCH } from './bridgeTools.js';
+import { isTextBlocks } from '../lib/textContent.js';
 
 /** A text result with `isError: true`. */
 export function errorResult(text: string): CallToolResult {
@@ -69,14 +70,7 @@ function checkedResult(result: Record<string, unknown>, who: string): { result: 
  */
 function isPlainTextResult(result: Record<string, unknown>): boolean {
   for (const key in result) if (key !== 'content' && key !== 'isError') return false;
-  const { content, isError } = result;
-  if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false;
-  return content.every((block: unknown) => {
-    if (typeof block !== 'object' || block === null) return false;
-    for (const key in block) if (key !== 'type' && key !== 'text') return false;
-    const { type, text } = block as { type?: unknown; text?: unknown };
-    return type === 'text' && typeof text === 'string';
-  });
+  return isTextBlocks(result.content) && (result.isError === undefined || typeof result.isError === 'boolean');
 }
 
 /**
@@ -85,9 +79,27 @@ function isPlainTextResult(result: Record<string, unknown>): boolean {
  * `result` unchanged.
  */
 export function fitResult(result: CallToolResult, limitBytes: number | undefined, measure: (value: unknown) => { bytes: number }): CallToolResult {
-  if (limitBytes === undefined) return result;
+  if (limitBytes === undefined || textResultBound(result) <= limitBytes) return result;
   const { bytes } = measure(result);
   if (bytes <= limitBytes) return result;
   const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
   return errorResult(`The tool's result is ${mib(bytes)}, more than this client accepts over stdio (${mib(limitBytes)}). Ask for less (a range, a page, a filter).`);
+}
+
+/** Most bytes one UTF-16 code unit of a JSON string can take: a control character escaped as `\u001f`. */
+const MAX_BYTES_PER_CHAR = 6;
+/** Room for one content block's own JSON (`{"type":"text","text":""}`, comma) and the result's (`{"content":[]}`, `"isError":false`), in bytes. */
+const BLOCK_OVERHEAD_BYTES = 32;
+const RESULT_OVERHEAD_BYTES = 64;
+
+/**
+ * An upper bound in bytes on the compact JSON of a result that holds text blocks only (and
+ * `isError`), found without serialising it: results far below a client's limit, nearly all, skip
+ * the measure (issue #9 "Numbers"). Infinity for any other result, which is then measured. Pure.
+ */
+export function textResultBound(result: CallToolResult): number {
+  if (!isPlainTextResult(result as Record<string, unknown>)) return Infinity;
+  let bound = RESULT_OVERHEAD_BYTES;
+  for (const block of result.content as { text: string }[]) bound += BLOCK_OVERHEAD_BYTES + MAX_BYTES_PER_CHAR * block.text.length;
+  return bound;
 }

@@ -1,21 +1,53 @@
 /**
- * A `tools/call` to a 2025-era stdio upstream sent on its transport directly (directRequests.ts),
- * with what the SDK Client's request would give it: the idle timeout reset by progress, the total
- * cap, the caller's cancellation (each sends `notifications/cancelled` upstream), progress passed
- * on, the connection's end, and failures read by the same {@link classifyFailure}. The outcome is
- * the one {@link sendToolCall} gives for the same exchange; only the path is shorter (issue #9
- * "Numbers"). Source: MCP spec, Utilities › Cancellation and › Progress; DESIGN §11.
+ * A `tools/call` to a stdio upstream sent on its transport directly (directRequests.ts), with what
+ * the SDK Client's request would give it: the idle timeout reset by progress, the total cap, the
+ * caller's cancellation (each sends `notifications/cancelled` upstream), progress passed on, the
+ * connection's end, and failures read by the same {@link classifyFailure}. On a modern (2026-07-28)
+ * connection the request carries the Client's `_meta` envelope, a plain text result is taken as
+ * it is, and any other result (an `input_required` round, structured content…) goes on in the
+ * Client's own engine (sdkResume.ts). The outcome is the one {@link sendToolCall} gives for the same
+ * exchange; only the path is shorter (issue #9 "Numbers"). Source: MCP spec, Utilities ›
+ * Cancellation and › Progress; 2026-07-28 Server › Tools (`resultType`); DESIGN §11.
  */
-import { ProtocolError, SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
+import { isTextBlocks } from '../lib/textContent.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_TOTAL_MS, withoutServerInfo, type CallContext } from './calls.js';
 import { classifyFailure } from './outcome.js';
+import { canResume, resumeInClient } from './sdkResume.js';
 import { ChildStdioTransport } from './stdioTransport.js';
+import { capTotal } from './totalCap.js';
 import type { CallOptions, CallOutcome } from './types.js';
 
-/** The transport a direct call can go out on: a child's stdio, on a 2025-era connection; else undefined. */
+/**
+ * The transport a direct call can go out on: a child's stdio, on a 2025-era connection, or on a
+ * modern one once the Client has sent its envelope and its engine can take over (sdkResume.ts);
+ * else undefined.
+ */
 export function directTransport(client: Client): ChildStdioTransport | undefined {
   const transport = client.transport;
-  return transport instanceof ChildStdioTransport && client.getProtocolEra() === 'legacy' ? transport : undefined;
+  if (!(transport instanceof ChildStdioTransport)) return undefined;
+  const era = client.getProtocolEra();
+  return era === 'legacy' || (era === 'modern' && transport.envelope !== undefined && canResume(client)) ? transport : undefined;
+}
+
+/**
+ * A modern result the direct path settles itself: `resultType: "complete"`, text content, an
+ * optional `isError`, and `_meta` holding at most the server's name and version, which the 2026
+ * wire schema certainly accepts; returned without `resultType` (as the Client lifts it). Undefined
+ * for anything else. Pure.
+ */
+export function plainModernResult(result: Record<string, unknown>): Record<string, unknown> | undefined {
+  for (const key in result) if (key !== 'content' && key !== 'isError' && key !== 'resultType' && key !== '_meta') return undefined;
+  const { resultType, ...lifted } = result;
+  if (resultType !== 'complete' || !isTextBlocks(result.content) || (result.isError !== undefined && typeof result.isError !== 'boolean')) return undefined;
+  return result._meta === undefined || isServerInfoOnly(result._meta) ? lifted : undefined;
+}
+
+function isServerInfoOnly(meta: unknown): boolean {
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return false;
+  for (const key in meta) if (key !== SERVER_INFO_META_KEY) return false;
+  const info = (meta as Record<string, unknown>)[SERVER_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
+  return info === undefined || (typeof info === 'object' && info !== null && typeof info.name === 'string' && typeof info.version === 'string');
 }
 
 /**
@@ -34,6 +66,8 @@ export function sendDirectToolCall(
   const timeoutMs = options.timeoutMs ?? context.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const maxTotalMs = Math.max(timeoutMs, options.maxTotalMs ?? context.server.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS);
   const { signal } = options;
+  const modern = client.getProtocolEra() === 'modern';
+  const startedAt = Date.now();
   const failure = (error: unknown): CallOutcome => {
     const retryInMs = context.retryInMs();
     return classifyFailure(error, { timeoutMs, aborted: signal?.aborted === true, closed: !context.isCurrent(client), ...(retryInMs !== undefined ? { retryInMs } : {}) });
@@ -43,10 +77,13 @@ export function sendDirectToolCall(
     let id: number | undefined;
     let idle: NodeJS.Timeout | undefined;
     let total: NodeJS.Timeout | undefined;
-    const end = (outcome: CallOutcome): void => {
+    const stop = (): void => {
       clearTimeout(idle);
       clearTimeout(total);
       signal?.removeEventListener('abort', onAbort);
+    };
+    const end = (outcome: CallOutcome): void => {
+      stop();
       resolve(outcome);
     };
     // Gives up waiting: the upstream is told, with the reason the SDK Client gives (`String(reason)`) when it abandons a request.
@@ -59,6 +96,18 @@ export function sendDirectToolCall(
       clearTimeout(idle);
       idle = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
     };
+    const settleResult = (raw: Record<string, unknown>): void => {
+      const plain = modern ? plainModernResult(raw) : raw;
+      if (plain) return end({ kind: 'ok', result: withoutServerInfo(plain) });
+      // The Client's engine goes on from here, with the rest of the total cap and the same idle timeout.
+      stop();
+      const capped = capTotal(Math.max(1, maxTotalMs - (Date.now() - startedAt)), signal);
+      const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
+      const requestOptions = { timeout: timeoutMs, signal: capped.signal, onprogress: (update: { progress: number }) => options.onProgress?.(update), resetTimeoutOnProgress: true };
+      resumeInClient(client, params, raw, requestOptions, startedAt)
+        .then((result) => resolve({ kind: 'ok', result: withoutServerInfo(result) }), (error: unknown) => resolve(failure(error)))
+        .finally(() => capped.dispose());
+    };
     try {
       const sent = transport.sendDirect(
         'tools/call',
@@ -69,7 +118,7 @@ export function sendDirectToolCall(
             options.onProgress?.(params as { progress: number });
           },
           settle: (response) => {
-            if ('result' in response) end({ kind: 'ok', result: withoutServerInfo(response.result) });
+            if ('result' in response) settleResult(response.result);
             else end(failure(ProtocolError.fromError(response.error.code, response.error.message, response.error.data)));
           },
           closed: () => end(failure(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'))),

@@ -10,7 +10,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { JSONRPCErrorResponseSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/core';
-import { ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { isPlainJsonRpcMessage } from '../lib/jsonRpcShape.js';
 import { DirectRequests, type DirectHandlers } from './directRequests.js';
 import { LineFramer, type OversizedLine } from './lineFramer.js';
@@ -67,6 +67,20 @@ function asMessage(value: unknown): JSONRPCMessage | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY] as const;
+
+/**
+ * The 2026-07-28 envelope of a request's `_meta` (SDK 2.4.0 `outboundEnvelope`: exactly these three
+ * keys for a Client), when it carries all three; undefined otherwise. `server/discover` is not read:
+ * it is the era probe, sent before the era is known (a 2025-era connection's requests carry none).
+ */
+function envelopeOf(message: JSONRPCMessage): Record<string, unknown> | undefined {
+  if (!('method' in message) || !('id' in message) || message.method === 'server/discover') return undefined;
+  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  if (meta === undefined || ENVELOPE_KEYS.some((key) => meta[key] === undefined)) return undefined;
+  return Object.fromEntries(ENVELOPE_KEYS.map((key) => [key, meta[key]]));
+}
+
 /** How long output already written by a child that exited (or closed its stdout) is still read, in ms. */
 export const EXIT_DRAIN_MS = 100;
 
@@ -89,6 +103,8 @@ export class ChildStdioTransport implements Transport {
   private readonly pending = new Set<RequestId>();
   /** Requests sent beside the SDK Client (directRequests.ts). */
   private readonly direct = new DirectRequests();
+  /** The 2026-07-28 `_meta` envelope the Client puts on its requests, once it sent one (modern era only). */
+  private modernEnvelope: Record<string, unknown> | undefined;
 
   constructor(
     private readonly spec: SpawnSpec,
@@ -238,7 +254,17 @@ export class ChildStdioTransport implements Transport {
       return Promise.reject(error);
     }
     this.track(message);
+    this.modernEnvelope ??= envelopeOf(message);
     return this.writeLine(line);
+  }
+
+  /**
+   * The 2026-07-28 `_meta` envelope (protocol version, client info, client capabilities) the SDK
+   * Client sends with every request of a modern connection, as read off the first one it sent;
+   * undefined on a 2025-era connection or before any request. Direct requests carry it too.
+   */
+  get envelope(): Readonly<Record<string, unknown>> | undefined {
+    return this.modernEnvelope;
   }
 
   /**
@@ -249,7 +275,7 @@ export class ChildStdioTransport implements Transport {
    */
   sendDirect(method: string, build: (id: number) => Record<string, unknown>, handlers: DirectHandlers): { id: number; written: Promise<void> } {
     const id = this.direct.nextId();
-    const message = { jsonrpc: '2.0', id, method, params: build(id) } as JSONRPCMessage;
+    const message = { jsonrpc: '2.0', id, method, params: this.enveloped(build(id)) } as JSONRPCMessage;
     const line = this.serialise(message);
     this.direct.add(id, handlers);
     return { id, written: this.writeLine(line) };
@@ -257,7 +283,13 @@ export class ChildStdioTransport implements Transport {
 
   /** Stops waiting for direct request `id` and tells the upstream it is cancelled (MCP spec, Utilities › Cancellation). */
   cancelDirect(id: number, reason: string): void {
-    if (this.direct.forget(id)) void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+    if (this.direct.forget(id)) void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: this.enveloped({ requestId: id, reason }) }).catch(() => undefined);
+  }
+
+  /** `params` with the modern envelope first in `_meta`, as the SDK Client puts it on its own messages (its keys yield to the caller's). */
+  private enveloped(params: Record<string, unknown>): Record<string, unknown> {
+    const envelope = this.modernEnvelope;
+    return envelope ? { ...params, _meta: { ...envelope, ...(params._meta as Record<string, unknown> | undefined) } } : params;
   }
 
   /** Stops waiting for direct request `id` without a word to the upstream (it was never written); true when it was waiting. */

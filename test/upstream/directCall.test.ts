@@ -1,15 +1,18 @@
 /**
  * A direct tools/call (directCall.ts) ends exactly as the SDK Client's request does
- * (calls.ts `sendToolCall`), on the same connected 2025-era upstream: results of every shape, a
+ * (calls.ts `sendToolCall`), on the same connected upstream. 2025 era: results of every shape, a
  * JSON-RPC error with data, progress, responses that are not valid (the call times out), the caller
- * cancelling, and the upstream exiting mid-call. Issue #9 "Numbers".
+ * cancelling, and the upstream exiting mid-call. 2026-07-28 era: plain results, progress, and
+ * `input_required` rounds (sampling, elicitation) that the Client's engine fulfils through the relay
+ * and retries. Issue #9 "Numbers".
  */
 import type { Client } from '@modelcontextprotocol/client';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../../src/config/types.js';
 import { sendToolCall, type CallContext } from '../../src/upstream/calls.js';
-import { directTransport, sendDirectToolCall } from '../../src/upstream/directCall.js';
-import { newUpstreamClient } from '../../src/upstream/relay.js';
+import { directTransport, plainModernResult, sendDirectToolCall } from '../../src/upstream/directCall.js';
+import { newUpstreamClient, type ServerRequestRelay } from '../../src/upstream/relay.js';
 import { ChildStdioTransport } from '../../src/upstream/stdioTransport.js';
 import type { CallOptions, CallOutcome, ProgressUpdate } from '../../src/upstream/types.js';
 import { fixture } from '../helpers/gateway.js';
@@ -136,5 +139,109 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     const listed = (await sendToolCall(client, 'cancelled', {}, {}, context)) as { result: { structuredContent: { cancelled: { reason: string }[] } } };
     const reasons = listed.result.structuredContent.cancelled.map((c) => c.reason);
     expect(reasons).toEqual(['SdkError: Request timed out', 'SdkError: Request timed out']);
+  });
+});
+
+describe('a direct call to a 2026-07-28 upstream ends as the SDK Client request does', () => {
+  const asked: string[] = [];
+  const relay: ServerRequestRelay = (_key, method) => {
+    asked.push(method);
+    return Promise.resolve(method === 'sampling/createMessage' ? { role: 'assistant', model: 'm', content: { type: 'text', text: 'a sample' } } : { action: 'accept', content: { reply: 'yes' } });
+  };
+  const modernServer = { command: process.execPath, args: [fixture('modernOnly.mjs')], timeoutMs: 400 } as ServerConfig;
+
+  async function connectModern(): Promise<{ client: Client; transport: ChildStdioTransport; context: CallContext }> {
+    const transport = new ChildStdioTransport({ command: process.execPath, args: [fixture('modernOnly.mjs')] }, process.cwd(), () => undefined);
+    opened.push(transport);
+    const origin = { session: 's', ask: () => Promise.reject(new Error('unused')) };
+    const client = newUpstreamClient('mo', '0.0.0', relay, () => ({ ok: true, origin }), { mode: { pin: '2026-07-28' } });
+    await client.connect(transport);
+    // The Client's first request after discovery carries the envelope the direct path copies.
+    await client.listTools();
+    return { client, transport, context: { server: modernServer, isCurrent: () => true, retryInMs: () => undefined } };
+  }
+
+  async function bothModern(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<{ sdk: Sent; direct: Sent }> {
+    const { client, transport, context } = await connectModern();
+    expect(directTransport(client)).toBe(transport);
+    const run = async (send: (o: CallOptions) => Promise<CallOutcome | symbol>): Promise<Sent> => {
+      const progress: ProgressUpdate[] = [];
+      return { outcome: (await send({ ...options, onProgress: (p) => progress.push(p) })) as CallOutcome, progress };
+    };
+    const sdk = await run((o) => sendToolCall(client, name, args, o, context));
+    const direct = await run((o) => sendDirectToolCall(client, transport, name, args, o, context));
+    return { sdk, direct };
+  }
+
+  it('no direct path before the Client has sent its envelope', async () => {
+    const transport = new ChildStdioTransport({ command: process.execPath, args: [fixture('modernOnly.mjs')] }, process.cwd(), () => undefined);
+    opened.push(transport);
+    const client = newUpstreamClient('mo', '0.0.0', relay, () => ({ ok: false, reason: 'none' }), { mode: { pin: '2026-07-28' } });
+    await client.connect(transport);
+    expect(directTransport(client)).toBeUndefined();
+    await client.listTools();
+    expect(transport.envelope).toMatchObject({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'toolshelf' } });
+    expect(directTransport(client)).toBe(transport);
+  });
+
+  it.each([
+    ['echo', { text: 'hi' }],
+    ['ticks', { count: 3 }],
+    ['nope', {}],
+  ])('%s', async (name, args) => {
+    const { sdk, direct } = await bothModern(name, args);
+    expect(direct).toEqual(sdk);
+    expect(sdk.outcome.kind).toBe('ok');
+  });
+
+  it.each(['sampling', 'elicitation'])('an input_required round for %s is fulfilled through the relay and retried', async (kind) => {
+    asked.length = 0;
+    const { sdk, direct } = await bothModern('ask', { kind, prompt: 'Well?' });
+    expect(direct).toEqual(sdk);
+    expect(sdk.outcome).toMatchObject({ kind: 'ok', result: { content: [{ type: 'text', text: expect.stringContaining('answered') }] } });
+    expect(asked).toEqual(kind === 'sampling' ? ['sampling/createMessage', 'sampling/createMessage'] : ['elicitation/create', 'elicitation/create']);
+  });
+
+  it('a hung call times out and is cancelled upstream, both ways', async () => {
+    const { client, transport, context } = await connectModern();
+    const count = async (): Promise<string> => ((await sendToolCall(client, 'cancellations', {}, {}, context)) as { result: { content: { text: string }[] } }).result.content[0]!.text;
+    const sdk = await sendToolCall(client, 'hang', {}, {}, context);
+    const direct = await sendDirectToolCall(client, transport, 'hang', {}, {}, context);
+    expect(direct).toEqual(sdk);
+    expect(sdk).toEqual({ kind: 'timeout', ms: 400 });
+    for (let i = 0; i < 50 && (await count()) !== '2'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await count()).toBe('2');
+  });
+});
+
+describe('plainModernResult: the modern results a direct call settles without the Client', () => {
+  const content = [{ type: 'text', text: 'x' }];
+  const info = { 'io.modelcontextprotocol/serverInfo': { name: 'up', version: '1' } };
+
+  it('complete text results, with isError or the server info, lose resultType and keep their key order', () => {
+    expect(JSON.stringify(plainModernResult({ content, resultType: 'complete', _meta: info }))).toBe(JSON.stringify({ content, _meta: info }));
+    expect(plainModernResult({ isError: true, content, resultType: 'complete' })).toEqual({ isError: true, content });
+  });
+
+  it('anything else is left to the Client: other result types, content, _meta keys or fields', () => {
+    for (const value of [
+      { content, resultType: 'input_required' },
+      { content },
+      { content: [{ type: 'image', data: 'x', mimeType: 'image/png' }], resultType: 'complete' },
+      { content, structuredContent: {}, resultType: 'complete' },
+      { content, isError: 'yes', resultType: 'complete' },
+      { content, resultType: 'complete', _meta: { ...info, trace: 1 } },
+      { content, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 5 } } },
+    ]) {
+      expect(plainModernResult(value), JSON.stringify(value)).toBeUndefined();
+    }
+  });
+
+  it('what it takes is a valid CallToolResult', () => {
+    for (const value of [{ content, resultType: 'complete' }, { content: [], resultType: 'complete', _meta: info, isError: false }]) {
+      const taken = plainModernResult(value);
+      expect(taken).toBeDefined();
+      expect(CallToolResultSchema.safeParse(taken).success).toBe(true);
+    }
   });
 });
