@@ -14,6 +14,7 @@ import { isTextBlocks } from '../lib/textContent.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_TOTAL_MS, withoutServerInfo, type CallContext } from './calls.js';
 import { classifyFailure } from './outcome.js';
 import { canResume, resumeInClient } from './sdkResume.js';
+import { legacyResult } from './directRequests.js';
 import { ChildStdioTransport } from './stdioTransport.js';
 import { capTotal } from './totalCap.js';
 import type { CallOptions, CallOutcome } from './types.js';
@@ -97,7 +98,7 @@ export function sendDirectToolCall(
       idle = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
     };
     const settleResult = (raw: Record<string, unknown>): void => {
-      const plain = modern ? plainModernResult(raw) : raw;
+      const plain = modern ? plainModernResult(raw) : legacyResult(raw);
       if (plain) return end({ kind: 'ok', result: withoutServerInfo(plain) });
       // The Client's engine goes on from here, with the rest of the total cap and the same idle timeout.
       stop();

@@ -54,22 +54,28 @@ function withoutProtoKey(value: Record<string, unknown>): Record<string, unknown
   return copy;
 }
 
-/** Keys the SDK Client's 2025 path drops from a result: `resultType` (its codec's `decodeResult`), `__proto__` (its schema parse). */
-const DROPPED_RESULT_KEYS = new Set(['resultType', '__proto__']);
-
 /**
- * `result` as the SDK Client gives it on a 2025-era connection: without `resultType` (the 2025
- * codec's `decodeResult` deletes it: that era has no `input_required`), then as its `ResultSchema`
- * parse leaves it (a loose object with `_meta` in its shape): `_meta` first when present, the other
- * keys in their order, no own `__proto__` key at the top or in `_meta`. The same object when there is
- * nothing to change (the common result). Pure.
+ * `result` as the SDK Client's `ResultSchema` parse leaves it (a loose object with `_meta` in its
+ * shape): `_meta` first when present, the other keys in their order, no own `__proto__` key at the
+ * top or in `_meta`. The same object when there is nothing to change (the common result). Pure.
  */
 function asParsedResult(result: Record<string, unknown>): Record<string, unknown> {
   const meta = result._meta;
-  if (meta === undefined && !Object.hasOwn(result, 'resultType')) return withoutProtoKey(result);
-  const parsed: Record<string, unknown> = meta === undefined ? {} : { _meta: withoutProtoKey(meta as Record<string, unknown>) };
-  for (const key of Object.keys(result)) if (key !== '_meta' && !DROPPED_RESULT_KEYS.has(key)) parsed[key] = result[key];
+  if (meta === undefined) return withoutProtoKey(result);
+  const parsed: Record<string, unknown> = { _meta: withoutProtoKey(meta as Record<string, unknown>) };
+  for (const key of Object.keys(result)) if (key !== '_meta' && key !== '__proto__') parsed[key] = result[key];
   return parsed;
+}
+
+/**
+ * A 2025-era result as the SDK Client's 2025 codec decodes it (`decodeResult`): without
+ * `resultType`, which that era does not have (so an upstream cannot pass an `input_required` on to
+ * a modern client), the other keys in their order. The same object when it has none. Pure.
+ */
+export function legacyResult(result: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(result, 'resultType')) return result;
+  const { resultType: _dropped, ...rest } = result;
+  return rest;
 }
 
 /**
