@@ -30,6 +30,7 @@ import { isStdioShaped, listenForChanges, negotiationFor, priorFor, probeEndedCh
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import { SignInGate } from './signIn.js';
 import { StderrTail } from './stderrTail.js';
+import { IdleStop } from './idleStop.js';
 import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
@@ -126,8 +127,11 @@ export class UpstreamConnection {
   /** The start in progress, awaited by a first use. */
   private starting: Promise<void> | undefined;
   /** Calls and requests under way; an idle lazy upstream is stopped only when none is. */
-  private inUse = 0;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idle = new IdleStop({
+    idleMs: () => (this.lazy ? this.idleStopMs : 0),
+    ready: () => this.status === 'ready',
+    stop: () => this.stopIdle(),
+  });
   private readonly authProvider: ReturnType<UpstreamAuth['providerFor']>;
   /** The needs-sign-in state of an OAuth upstream (issue #10). */
   private readonly signIn: SignInGate | undefined;
@@ -207,34 +211,22 @@ export class UpstreamConnection {
    */
   warm(): void {
     if (this.status === 'idle') void this.start();
-    else this.touch();
+    else this.idle.touch();
   }
 
   /** Runs `op` with the upstream started (if idle) and counted as in use; idle time counts from the end. */
   private async inUseFor<T>(op: () => Promise<T>): Promise<T> {
-    this.inUse += 1;
-    clearTimeout(this.idleTimer);
+    this.idle.begin();
     try {
       await this.ensureStarted();
       return await op();
     } finally {
-      this.inUse -= 1;
-      this.touch();
+      this.idle.end();
     }
-  }
-
-  /** (Re)arms the idle stop of a lazy upstream. */
-  private touch(): void {
-    const idleMs = this.idleStopMs;
-    clearTimeout(this.idleTimer);
-    if (!this.lazy || idleMs <= 0 || this.inUse > 0 || this.status !== 'ready') return;
-    this.idleTimer = setTimeout(() => this.stopIdle(), idleMs);
-    this.idleTimer.unref();
   }
 
   /** Stops a lazy upstream nobody used for its idle time; its tools stay served from the last listing. */
   private stopIdle(): void {
-    if (this.inUse > 0 || this.status !== 'ready') return;
     this.options.logger.info(`upstream "${this.key}" stopped after ${this.idleStopMs} ms unused; it starts again on first use`);
     this.status = 'idle';
     this.cachedCapabilities = this.client?.getServerCapabilities() as Record<string, unknown> | undefined;
@@ -294,7 +286,7 @@ export class UpstreamConnection {
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
       // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
       this.relister.resume();
-      this.touch();
+      this.idle.touch();
     } catch (error) {
       if (this.isClosed()) return;
       if (this.signIn && signInFailure(error)) return this.needSignIn(true);
@@ -499,12 +491,8 @@ export class UpstreamConnection {
    * it is counted in use and routed for the upstream's requests as any call (issue #9 "Numbers").
    */
   private callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
-    this.inUse += 1;
-    clearTimeout(this.idleTimer);
-    return this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext()), abandoned).finally(() => {
-      this.inUse -= 1;
-      this.touch();
-    });
+    this.idle.begin();
+    return this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext()), abandoned).finally(() => this.idle.end());
   }
 
   /** What a call needs to know about this connection (calls.ts). */
@@ -595,7 +583,7 @@ export class UpstreamConnection {
   async close(): Promise<void> {
     this.status = 'closed';
     clearTimeout(this.retryTimer);
-    clearTimeout(this.idleTimer);
+    this.idle.close();
     this.relister.close();
     this.resources.close();
     this.notifications?.close();
