@@ -3,7 +3,7 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
-import { serverPrefixes } from './catalog/naming.js';
+import { serverOfName, serverPrefixes } from './catalog/naming.js';
 import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { HttpFront } from './gateway/http.js';
@@ -11,7 +11,7 @@ import type { ModernFront } from './gateway/modern/front.js';
 import type { SocketFront } from './gateway/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession, SessionOptions } from './gateway/session.js';
-import type { Admit } from './gateway/types.js';
+import type { Admit, UpstreamCaller } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
 import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
 import type { Admission } from './schema/admit.js';
@@ -102,6 +102,18 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Upstream resource subscriptions, held by clients of both eras (issue #9 point 3).
   const upstreamSubscriptions = new UpstreamSubscriptions((method, uri) => forwardSubscription(pool, routes, method, uri));
   const admit = admitter(opened.config, new Admission(), logger);
+  // The pool, plus why a name of an upstream that is not up is unknown (its tools are missing).
+  const caller: UpstreamCaller = {
+    callTool: (server, tool, args, callOptions) => pool.callTool(server, tool, args, callOptions),
+    warm: (server) => pool.warm(server),
+    downFor: (name) => {
+      const now = opened.config();
+      const server = serverOfName(name, serverPrefixes(Object.keys(now.mcpServers), now.naming.separator), now.naming.separator);
+      const summary = server === undefined ? undefined : pool.summary().find((s) => s.key === server);
+      return summary && summary.status !== 'ready' ? { server: summary.key, status: summary.status, ...(summary.error ? { reason: summary.error } : {}) } : undefined;
+    },
+  };
+
   /**
    * What a client is served with under the config applied now: a legacy session keeps it from when it
    * began, a modern request (issue #9) gets it afresh each time.
@@ -116,7 +128,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       version: options.version,
       shelf: opened.current,
-      caller: pool,
+      caller,
       admit,
       trace: options.trace,
       logger,

@@ -43,6 +43,18 @@ export function serverPrefixes(keys: readonly string[], separator: string): Map<
 }
 
 /**
+ * The server key whose prefix starts qualified name `name` (the first `separator` ends a prefix, see
+ * {@link serverPrefixes}); undefined when no configured prefix does. Pure.
+ */
+export function serverOfName(name: string, prefixes: ReadonlyMap<string, string>, separator: string): string | undefined {
+  const cut = name.indexOf(separator);
+  if (cut <= 0) return undefined;
+  const prefix = name.slice(0, cut);
+  for (const [key, given] of prefixes) if (given === prefix) return key;
+  return undefined;
+}
+
+/**
  * A refused name: two unprefixed tools (or an unprefixed tool and a prefixed one) want the same name.
  * The first of each pair holds `name`; the second was given `given` instead.
  */

@@ -141,7 +141,7 @@ function unknown(name: string, ctx: DispatchContext): CallToolResult {
   const { catalogue } = ctx.shelf;
   const searchAvailable = ctx.settings.discoveryEnabled && catalogue.deferred.length > 0;
   const callable = catalogue.entries.map((e) => e.qualifiedName);
-  return unknownToolResult(name, suggestNames(name, callable, 3), searchAvailable);
+  return unknownToolResult(name, suggestNames(name, callable, 3), searchAvailable, ctx.caller.downFor?.(name));
 }
 
 function traceCall(

@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { CallOutcome } from '../upstream/types.js';
+import type { UpstreamDown } from './types.js';
 import { TOOL_SEARCH } from './bridgeTools.js';
 import { isTextBlocks } from '../lib/textContent.js';
 
@@ -16,11 +17,14 @@ export function errorResult(text: string): CallToolResult {
 }
 
 /**
- * The answer for a name that is neither callable nor a bridge tool (DESIGN §5): up to three close
- * matches, and a pointer to tool_search when anything is deferred. Never lists every name.
+ * The answer for a name that is neither callable nor a bridge tool (DESIGN §5): why, when the name
+ * carries the prefix of an upstream that is not up (its tools are then missing from the catalogue:
+ * that upstream's status and last error), up to three close matches, and a pointer to tool_search
+ * when anything is deferred. Never lists every name.
  */
-export function unknownToolResult(name: string, suggestions: readonly string[], searchAvailable: boolean): CallToolResult {
+export function unknownToolResult(name: string, suggestions: readonly string[], searchAvailable: boolean, down?: UpstreamDown): CallToolResult {
   const lines = [`Unknown tool "${name}".`];
+  if (down) lines.push(`Its upstream server "${down.server}" is not up (${down.status}${down.reason ? `: ${down.reason}` : ''}), so its tools are not listed.`);
   if (suggestions.length > 0) lines.push(`Did you mean: ${suggestions.join(', ')}?`);
   if (searchAvailable) lines.push(`Call ${TOOL_SEARCH} with what you want to do to find the right tool.`);
   return errorResult(lines.join(' '));

@@ -12,6 +12,15 @@ export interface UpstreamCaller {
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
   /** Starts a lazy upstream that is not running, without waiting (a search found its tools; issue #11). */
   warm?(server: string): void;
+  /** The configured upstream whose prefix starts tool name `name`, when that upstream is not up (so its tools may be missing). */
+  downFor?(name: string): UpstreamDown | undefined;
+}
+
+/** An upstream that is not up: its key, status (`failed`, `down`, `starting`, `needs_sign_in`…) and last error, if any. */
+export interface UpstreamDown {
+  readonly server: string;
+  readonly status: string;
+  readonly reason?: string;
 }
 
 /** How a search went (DESIGN §5, §8, §10). `matched` holds qualified names from the catalogue only. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignNames, sanitizeName, serverPrefixes } from '../../src/catalog/naming.js';
+import { assignNames, sanitizeName, serverOfName, serverPrefixes } from '../../src/catalog/naming.js';
 
 const options = { separator: '__', maxLength: 48 };
 
@@ -113,5 +113,21 @@ describe('a name keeps its meaning across re-lists (issue #8 item 5)', () => {
     const snapshot = new Map(first.given);
     assignNames([getItem, getDotItem, zuluDeploy], options, first.given);
     expect(first.given).toEqual(snapshot);
+  });
+});
+
+describe('the server a qualified name belongs to (an unknown name of an upstream that is not up)', () => {
+  const prefixes = serverPrefixes(['files', 'my.server', 'a__b'], '__');
+
+  it('is the key whose prefix ends at the first separator', () => {
+    expect(serverOfName('files__list_directory', prefixes, '__')).toBe('files');
+    expect(serverOfName(`${prefixes.get('my.server')}__tool`, prefixes, '__')).toBe('my.server');
+    expect(serverOfName(`${prefixes.get('a__b')}__tool`, prefixes, '__')).toBe('a__b');
+  });
+
+  it('is none for a bare name, an unknown prefix or an empty one', () => {
+    expect(serverOfName('list_directory', prefixes, '__')).toBeUndefined();
+    expect(serverOfName('other__tool', prefixes, '__')).toBeUndefined();
+    expect(serverOfName('__tool', prefixes, '__')).toBeUndefined();
   });
 });

@@ -46,6 +46,15 @@ describe('an upstream with malformed tools and one that dies at start', () => {
     const result = await gw.client.callTool({ name: 'memory__read_graph', arguments: {} });
     expect(result.isError).toBeFalsy();
   });
+
+  it('a call to a tool of the missing upstream says that upstream is not up, and why (newcomer report)', async () => {
+    const result = await gw.client.callTool({ name: 'missing__list_directory', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Unknown tool "missing__list_directory"\. Its upstream server "missing" is not up \((failed|starting): command "definitely-not-a-command-toolshelf" was not found/);
+    // A name of no configured upstream, or of one that is up, gets no such line.
+    expect(textOf(await gw.client.callTool({ name: 'nobody__x', arguments: {} }))).not.toMatch(/is not up/);
+    expect(textOf(await gw.client.callTool({ name: 'memory__no_such_tool', arguments: {} }))).not.toMatch(/is not up/);
+  });
 });
 
 describe('per-server startTimeoutMs', () => {
