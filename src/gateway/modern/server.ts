@@ -70,18 +70,17 @@ export class ModernServer extends Server {
   /** The tools/call function its handler runs, for the stdio call lane (callLane.ts); set by {@link modernServer}. */
   serveCall: LaneTarget['serve'] = () => Promise.reject(new Error('no tools/call handler'));
   private readonly implementation: Implementation;
-
-  constructor(info: Implementation, options: ConstructorParameters<typeof Server>[1]) {
-    super(info, options);
-    this.implementation = info;
-  }
-
   /**
    * Whether the SDK's stdio era entry has delivered a request other than `server/discover`: only
    * then is the connection pinned modern. After `server/discover` alone it is still a probe that a
    * legacy `initialize` replaces, so lane calls wait: served before, they kept the SDK from pinning.
    */
   private pinned = false;
+
+  constructor(info: Implementation, options: ConstructorParameters<typeof Server>[1]) {
+    super(info, options);
+    this.implementation = info;
+  }
 
   /** What the stdio call lane serves this connection's plain tools/call with, once the connection is pinned modern. */
   laneTarget(): LaneTarget {
