@@ -9,7 +9,8 @@
 // of any Node process in the middle on the same machine.
 // Calls are one at a time, in interleaved rounds (each round runs every path for --batch calls), so a
 // busy machine slows every path alike; the added latency is the gateway path's p50 minus the direct
-// path's p50 of the same era. Latency on a shared machine is noisy, so the CPU time each path's process
+// path's p50 of the same era, and, paired by round, the median over rounds of that difference within
+// each round (drift between rounds cancels out). Latency on a shared machine is noisy, so the CPU time each path's process
 // tree spent per call (utime + stime from /proc, over the measured rounds) is printed beside it: the
 // work toolshelf adds, whatever else runs. The shared instance outlives the front that started it and
 // serves others, so the shared rows show latency only. Unique payloads; exits 1 unless every call returned its own payload.
@@ -63,18 +64,23 @@ async function connect(era, via) {
   const tool = via === 'direct' || via === 'relay' ? spec.tool : `up__${spec.tool}`;
   const listed = (await client.listTools()).tools.map((t) => t.name);
   if (!listed.includes(tool)) throw new Error(`${era} ${via}: ${tool} not listed (${listed.join(', ')})`);
-  return { era, via, client, tool, pid: transport.pid, latencies: [], wrong: 0 };
+  return { era, via, client, tool, pid: transport.pid, latencies: [], rounds: [], wrong: 0 };
 }
 
 async function calls(path, n, record) {
   const spec = ERAS[path.era];
+  const batch = [];
   for (let i = 0; i < n; i += 1) {
     const payload = `${path.era}-${path.via}-${i}-${Math.random().toString(36).slice(2)}`;
     const t0 = performance.now();
     const result = await path.client.callTool({ name: path.tool, arguments: { [spec.arg]: payload } });
     const ms = performance.now() - t0;
     if (result.isError || result.content?.[0]?.text !== spec.expect(payload)) path.wrong += 1;
-    if (record) path.latencies.push(ms);
+    if (record) batch.push(ms);
+  }
+  if (record) {
+    path.latencies.push(...batch);
+    path.rounds.push(batch.sort((a, b) => a - b));
   }
 }
 
@@ -94,6 +100,8 @@ function treeCpuMs(pid) {
 }
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/** Median over rounds of (this path's round p50 − the direct path's p50 in the same round): drift between rounds cancels out. */
+const pairedAdded = (path, direct) => pct(path.rounds.map((batch, r) => pct(batch, 50) - pct(direct.rounds[r], 50)).sort((a, b) => a - b), 50);
 const f = (n) => n.toFixed(3);
 
 const paths = [];
@@ -111,17 +119,18 @@ try {
   const lines = [
     `One call at a time over stdio, ${ROUNDS} interleaved rounds × ${BATCH} calls per path (${WARMUP} warm-up calls each); Node ${process.version}.`,
     '',
-    '| era | path | p50 ms | p90 ms | p99 ms | added p50 ms | p50 ratio | CPU per call µs | added CPU µs |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| era | path | p50 ms | p90 ms | p99 ms | added p50 ms | added p50, paired by round | p50 ratio | CPU per call µs | added CPU µs |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const p of paths) {
     const s = stats.get(`${p.era}/${p.via}`);
     const base = stats.get(`${p.era}/direct`);
     const added = p.via === 'direct' ? '—' : f(s.p50 - base.p50);
+    const paired = p.via === 'direct' ? '—' : f(pairedAdded(p, paths.find((q) => q.era === p.era && q.via === 'direct')));
     const ratio = p.via === 'direct' ? '—' : `${(s.p50 / base.p50).toFixed(2)}×`;
     const cpu = p.via === 'shared' ? '—' : String(Math.round(s.cpuUs));
     const addedCpu = p.via === 'unshared' || p.via === 'relay' ? String(Math.round(s.cpuUs - base.cpuUs)) : '—';
-    lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${ratio} | ${cpu} | ${addedCpu} |`);
+    lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${paired} | ${ratio} | ${cpu} | ${addedCpu} |`);
   }
   console.log(lines.join('\n'));
   const wrong = paths.reduce((n, p) => n + p.wrong, 0);
