@@ -25,6 +25,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { isPlainObject, onlyKeys } from '../lib/plainObject.js';
 
 /** The 2026-07-28 revision, the one modern version the lane serves; any other goes to the SDK (which answers or refuses it). */
 export const LANE_MODERN_VERSION = '2026-07-28';
@@ -65,19 +66,8 @@ function envelopeAccepted(info: unknown, capabilities: unknown): boolean {
   return true;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || Number.isSafeInteger(value);
-}
-
-function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  for (const key in value) if (!allowed.has(key)) return false;
-  return true;
 }
 
 /**

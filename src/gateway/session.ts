@@ -74,11 +74,15 @@ export class GatewaySession {
   /** Client-visible resource URIs this client subscribed to. */
   private readonly subscriptions = new Set<string>();
 
+  /** Who toolshelf says it is to this client: in the handshake and in the lane's results. */
+  private readonly implementation: { readonly name: string; readonly version: string };
+
   constructor(private readonly options: SessionOptions) {
+    this.implementation = { name: 'toolshelf', version: options.version };
     const { directory } = options.passthrough;
     this.capabilities = passthroughCapabilities(directory);
     this.server = new GatewayServer(
-      { name: 'toolshelf', version: options.version },
+      this.implementation,
       {
         capabilities: { tools: { listChanged: true }, ...this.capabilities },
         instructions: options.instructions ?? SHELF_INSTRUCTIONS,
@@ -129,7 +133,7 @@ export class GatewaySession {
     return {
       era: 'legacy',
       server: this.server,
-      serverInfo: { name: 'toolshelf', version: this.options.version },
+      serverInfo: this.implementation,
       ready: () => this.server.getClientVersion() !== undefined,
       serve: (request, extra) => this.callTool(request, extra),
     };

@@ -6,24 +6,14 @@
  * 2.4.0 `@modelcontextprotocol/core` schemas.ts) accepts the value too; `false` means "not known",
  * and the caller runs the schema as before. Pure. Source: JSON-RPC 2.0 §4, §5.
  */
+import { isPlainObject, onlyKeys } from './plainObject.js';
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
 const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 function isRequestId(value: unknown): boolean {
   return typeof value === 'string' || Number.isInteger(value);
-}
-
-function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  for (const key in value) if (!allowed.has(key)) return false;
-  return true;
 }
 
 /** Absent params, or an object whose `_meta` is absent or holds at most a valid progress token. */

@@ -10,6 +10,7 @@
  * Cancellation and › Progress; 2026-07-28 Server › Tools (`resultType`); DESIGN §11.
  */
 import { ProtocolError, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
+import { isPlainObject } from '../lib/plainObject.js';
 import { isTextBlocks } from '../lib/textContent.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_TOTAL_MS, withoutServerInfo, type CallContext } from './calls.js';
 import { classifyFailure } from './outcome.js';
@@ -45,9 +46,9 @@ export function plainModernResult(result: Record<string, unknown>): Record<strin
 }
 
 function isServerInfoOnly(meta: unknown): boolean {
-  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return false;
+  if (!isPlainObject(meta)) return false;
   for (const key in meta) if (key !== SERVER_INFO_META_KEY) return false;
-  const info = (meta as Record<string, unknown>)[SERVER_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
+  const info = meta[SERVER_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
   return info === undefined || (typeof info === 'object' && info !== null && typeof info.name === 'string' && typeof info.version === 'string');
 }
 

@@ -10,6 +10,7 @@
  * token is the caller's choice).
  */
 import { ProgressNotificationParamsSchema } from '@modelcontextprotocol/core';
+import { isPlainObject, onlyKeys } from '../lib/plainObject.js';
 
 /** How a direct request ended: its result object, or the JSON-RPC error the upstream sent. */
 export type DirectResponse = { readonly result: Record<string, unknown> } | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
@@ -33,18 +34,9 @@ function idKey(value: unknown): number | undefined {
   return typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
 const ERROR_KEYS = new Set(['jsonrpc', 'id', 'error']);
 const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
-
-function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  for (const key in value) if (!allowed.has(key)) return false;
-  return true;
-}
 
 /** `value` without an own `__proto__` key: the SDK's schema parse rebuilds objects by assignment, which drops it. */
 function withoutProtoKey(value: Record<string, unknown>): Record<string, unknown> {
