@@ -135,13 +135,16 @@ describe.each(eras)('modern client over %s', (transport) => {
     };
     const seen: number[] = [];
     try {
-      const ticks = await client.callTool({ name: 'call_tool', arguments: { name: 'progress__ticks', arguments: { count: 3, everyMs: 50 } } }, { onprogress: (p) => void seen.push(p.progress) });
+      const ticks = await client.callTool({ name: 'call_tool', arguments: { name: 'progress__ticks', arguments: { count: 3, everyMs: 200 } } }, { onprogress: (p) => void seen.push(p.progress) });
       expect(textOf(ticks)).toBe('ticked 3 times');
     } finally {
       wire.onmessage = deliver;
     }
     expect(onWire).toEqual([1, 2, 3]);
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+    // The fixture writes tick 3 with the result, so the SDK client never hands it on; tick 2, 200 ms
+    // earlier, can still reach the client in the same chunk on a loaded machine (seen in a full-suite
+    // run with 50 ms ticks), so only tick 1 is sure to reach onprogress.
+    expect(seen.length).toBeGreaterThanOrEqual(1);
     expect(seen).toEqual(onWire.slice(0, seen.length));
 
     const abort = new AbortController();
