@@ -202,17 +202,21 @@ export class CallLane {
     const abort = new AbortController();
     this.running.set(call.id, abort);
     // A microtask later, as the SDK runs handlers: requests before this one in the stream start first.
-    void Promise.resolve()
-      .then(() => target.serve(call.request, this.context(target, call, abort.signal)))
-      .then(
-        (result) => (abort.signal.aborted ? undefined : this.write({ result: encodeLaneResult(result, target.era, target.serverInfo), jsonrpc: '2.0', id: call.id } as JSONRPCMessage)),
-        (error: unknown) => (abort.signal.aborted ? undefined : this.write(laneErrorResponse(call.id, error))),
-      )
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.running.get(call.id) === abort) this.running.delete(call.id);
-      });
+    queueMicrotask(() => void this.serve(target, call, abort));
     return true;
+  }
+
+  /** Runs `call` and writes its response, unless it was cancelled (the SDK sends none then). Never rejects. */
+  private async serve(target: LaneTarget, call: LaneCall, abort: AbortController): Promise<void> {
+    let response: JSONRPCMessage;
+    try {
+      const result = await target.serve(call.request, this.context(target, call, abort.signal));
+      response = { result: encodeLaneResult(result, target.era, target.serverInfo), jsonrpc: '2.0', id: call.id } as JSONRPCMessage;
+    } catch (error) {
+      response = laneErrorResponse(call.id, error);
+    }
+    if (!abort.signal.aborted) await this.write(response).catch(() => undefined);
+    if (this.running.get(call.id) === abort) this.running.delete(call.id);
   }
 
   /** The connection ended: every running call is aborted. */

@@ -176,7 +176,8 @@ class LineFilter extends Transform {
 
   /** Ends the current line; a promise when its admission holds it back (pushed once that settles). */
   private endLine(): Promise<void> | undefined {
-    const line = this.oversized ? undefined : Buffer.concat(this.parts);
+    // One part is the usual case (a whole line in one read): no copy.
+    const line = this.oversized ? undefined : this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     this.parts = [];
     this.size = 0;
     this.oversized = false;

@@ -13,6 +13,8 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** The lowest level written, when known (then lower messages need not be built); undefined: any may be. */
+  readonly level?: LogLevel;
 }
 
 /** Creates a logger that drops messages below `level`. `write` receives whole lines. */
@@ -27,6 +29,7 @@ export function createLogger(level: LogLevel = 'info', write: (line: string) => 
     info: (m) => emit('info', m),
     warn: (m) => emit('warn', m),
     error: (m) => emit('error', m),
+    level,
   };
 }
 

@@ -17,8 +17,12 @@ export function describeEvent(event: TraceEvent): string {
   }
 }
 
-/** Wraps `inner` so every event is also logged at debug level. */
+/**
+ * Wraps `inner` so every event is also logged at debug level; `inner` itself when the logger says it
+ * drops debug lines (no line is built per call for nothing: issue #9 "Numbers").
+ */
 export function withDebugSummary(inner: TraceSink, logger: Logger): TraceSink {
+  if (logger.level !== undefined && logger.level !== 'debug') return inner;
   return {
     record(event) {
       logger.debug(describeEvent(event));

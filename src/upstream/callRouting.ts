@@ -81,7 +81,6 @@ export class CallRouter {
    */
   constructor(private readonly namesRelated = true) {}
 
-  /** Runs `send` as a request made for `origin` (untracked without one: toolshelf's own requests carry no client's data). */
   /**
    * Runs `send` as a request made for `origin` (untracked without one: toolshelf's own requests carry
    * no client's data). `unanswered` says from its value whether the upstream never answered it (the

@@ -463,10 +463,15 @@ export class UpstreamConnection {
    * a timeout / unavailable / cancelled / upstream_error outcome; never rejects. A remote session
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
-  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
     const ready = this.status === 'ready' && this.renewing === undefined ? this.client : undefined;
     const direct = ready && directTransport(ready);
-    if (ready && direct) return this.callDirect(ready, direct, name, args, options);
+    // Not through an async function: the direct path is the one every stdio call takes (issue #9 "Numbers").
+    return ready && direct ? this.callDirect(ready, direct, name, args, options) : this.callGeneral(name, args, options);
+  }
+
+  /** {@link callTool} on any connection: waits for a start, renews an expired remote session, steps up sign-in scope. */
+  private async callGeneral(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     const send = (): Promise<CallOutcome | typeof SESSION_EXPIRED | undefined> =>
       this.inUseFor(() =>
         this.calls.track(options.origin, () => this.withRenewal((client) => sendToolCall(client, name, args, options, this.callContext())), abandoned),

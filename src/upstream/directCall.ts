@@ -77,11 +77,12 @@ export function sendDirectToolCall(
   if (signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
   return new Promise((resolve) => {
     let id: number | undefined;
-    let idle: NodeJS.Timeout | undefined;
-    let total: NodeJS.Timeout | undefined;
+    // One timer for both limits, set for the nearer; progress only moves the idle limit, which the
+    // timer reads when it fires (no timer churn per progress or per call).
+    let timer: NodeJS.Timeout | undefined;
+    let activeAt = startedAt;
     const stop = (): void => {
-      clearTimeout(idle);
-      clearTimeout(total);
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     };
     const end = (outcome: CallOutcome): void => {
@@ -94,9 +95,13 @@ export function sendDirectToolCall(
       end(error ? failure(error) : { kind: 'cancelled' });
     };
     const onAbort = (): void => giveUp(undefined);
-    const armIdle = (): void => {
-      clearTimeout(idle);
-      idle = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
+    const watch = (): void => {
+      const now = Date.now();
+      const idleLeft = activeAt + timeoutMs - now;
+      const totalLeft = startedAt + maxTotalMs - now;
+      if (idleLeft <= 0 && idleLeft <= totalLeft) return giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
+      if (totalLeft <= 0) return giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));
+      timer = setTimeout(watch, Math.min(idleLeft, totalLeft));
     };
     const settleResult = (raw: Record<string, unknown>): void => {
       const plain = modern ? plainModernResult(raw) : legacyResult(raw);
@@ -116,7 +121,7 @@ export function sendDirectToolCall(
         (token) => ({ name, arguments: args, _meta: { ...options.meta, progressToken: token } }),
         {
           progress: (params) => {
-            armIdle();
+            activeAt = Date.now();
             options.onProgress?.(params as { progress: number });
           },
           settle: (response) => {
@@ -133,8 +138,7 @@ export function sendDirectToolCall(
     } catch (error) {
       return end(failure(error));
     }
-    armIdle();
-    total = setTimeout(() => giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs })), maxTotalMs);
+    timer = setTimeout(watch, Math.min(timeoutMs, maxTotalMs));
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
