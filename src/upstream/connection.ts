@@ -290,7 +290,9 @@ export class UpstreamConnection {
     } catch (error) {
       if (this.isClosed()) return;
       if (this.signIn && signInFailure(error)) return this.needSignIn(true);
-      this.lastError = describeFailure(error, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
+      // Each step of a start gets what is left of the start timeout, so any timeout here is that one: named, so it can be raised.
+      const failure = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? new Error(`did not finish starting within ${timeoutMs / 1000} s (startTimeoutMs)`) : error;
+      this.lastError = describeFailure(failure, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
       const repeated = this.lastError === this.lastWarned;
       const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
