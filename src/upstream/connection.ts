@@ -17,7 +17,7 @@ import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, isUnreachable } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
@@ -337,8 +337,9 @@ export class UpstreamConnection {
         this.stamp = undefined;
         if (!this.isCurrent(generation)) break;
         this.endClient();
-        // Credentials are refused whatever the transport: trying SSE would only ask again.
-        if (signInFailure(error)) break;
+        // Credentials are refused whatever the transport, and a host that cannot be reached stays so:
+        // trying SSE would only ask again, or quote its own failure instead of the first one.
+        if (signInFailure(error) || isUnreachable(error)) break;
         this.options.logger.debug(`upstream "${this.key}": ${error instanceof Error ? error.message : String(error)}; trying the next transport`);
       }
     }
