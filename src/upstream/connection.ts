@@ -199,6 +199,11 @@ export class UpstreamConnection {
     return Promise.resolve();
   }
 
+  /** Resolves when the start under way (if any) has ended, ready or not; never rejects. */
+  startEnded(): Promise<void> {
+    return this.starting ?? Promise.resolve();
+  }
+
   /** Starts an `idle` upstream, or waits for the start under way; then the status says how it went. */
   private async ensureStarted(): Promise<void> {
     if (this.status === 'idle') await this.start();
