@@ -140,7 +140,7 @@ describe('start-up (issue #5 item 3)', () => {
     await vi.advanceTimersByTimeAsync(1);
     await start;
     expect(conn.status).toBe('failed');
-    expect(conn.lastError).toMatch(/timed out/i);
+    expect(conn.lastError).toBe('did not finish starting within 2 s (startTimeoutMs)');
     expect(await conn.callTool('echo', {})).toMatchObject({ kind: 'unavailable', retryInMs: 375 });
     await vi.advanceTimersByTimeAsync(375);
     expect(conn.status).toBe('ready');
