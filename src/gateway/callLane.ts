@@ -66,6 +66,17 @@ function envelopeAccepted(info: unknown, capabilities: unknown): boolean {
   return true;
 }
 
+const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
+
+/**
+ * Whether `value` passes the SDK's strict JSON-RPC notification schema (`"jsonrpc": "2.0"`, no id, no
+ * other top-level key): the SDK drops anything else before its cancellation handler, so a line
+ * without `"jsonrpc"`, with an id or an extra key cancels nothing (breaker on 14f5a51).
+ */
+function isNotification(value: Record<string, unknown>): boolean {
+  return value.jsonrpc === '2.0' && onlyKeys(value, NOTIFICATION_KEYS);
+}
+
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || Number.isSafeInteger(value);
 }
@@ -177,15 +188,15 @@ export class CallLane {
   /**
    * Sees one inbound message before the SDK: true when the lane took it (the SDK must not see it).
    * A cancellation of a lane call aborts it as the SDK's handler would (with its `reason`, which must
-   * be a string or absent: the SDK ignores a cancellation its schema refuses) and goes on to the SDK
-   * too (which ignores the id).
+   * be a string or absent, in a well-formed notification: the SDK ignores a cancellation its schemas
+   * refuse) and goes on to the SDK too (which ignores the id).
    */
   take(value: unknown): boolean {
     const target = this.target;
     if (target === undefined || !isPlainObject(value)) return false;
     if (value.method === 'notifications/cancelled') {
       const params = value.params;
-      if (isPlainObject(params) && isRequestId(params.requestId) && (params.reason === undefined || typeof params.reason === 'string') && (params._meta === undefined || isPlainObject(params._meta))) {
+      if (isNotification(value) && isPlainObject(params) && isRequestId(params.requestId) && (params.reason === undefined || typeof params.reason === 'string') && (params._meta === undefined || isPlainObject(params._meta))) {
         this.running.get(params.requestId)?.abort(params.reason);
       }
       return false;

@@ -182,3 +182,53 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
     expect(await cancelledBy('dup-lane', false)).toBe(1);
   });
 });
+
+describe.each(['legacy', 'modern'] as const)('a %s client over stdio: a cancellation the SDK drops as malformed cancels no lane call', (era) => {
+  let client: RawStdio;
+  beforeAll(async () => {
+    client = startRawStdio(config);
+    if (era === 'legacy') await client.initialize();
+    else expect((await client.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  /** A tools/call of `name`; `sdk` adds a `_meta` key the lane does not take, so it goes through the SDK Server. */
+  const request = (id: string, name: string, sdk: boolean): Message => {
+    const meta = era === 'modern' ? { ...envelope, ...(sdk ? { progressToken: `${id}-token` } : {}) } : sdk ? { 'x-path': 'sdk' } : undefined;
+    return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) } };
+  };
+  let counted = 0;
+  /** The reasons of the cancellations rude.mjs received for `id`. */
+  const reasonsFor = async (id: string): Promise<string[]> => {
+    const answer = await client.request(request(`count-${(counted += 1)}`, 'rude__cancelled', false));
+    const all = (answer.result as { structuredContent: { cancelled: { requestId: number; reason: string }[] } }).structuredContent.cancelled;
+    return all.filter((c) => c.reason.startsWith(`${id}:`)).map((c) => c.reason);
+  };
+  /** Starts rude__late under `id`, sends `cancel` for it, and gives the reasons the upstream got for it. */
+  const cancelWith = async (id: string, sdk: boolean, cancel: (params: Record<string, unknown>) => Record<string, unknown>): Promise<string[]> => {
+    client.write(JSON.stringify(request(id, 'rude__late', sdk)));
+    // Running upstream once a later call is answered (calls to one upstream are written in order).
+    await reasonsFor(id);
+    client.write(JSON.stringify(cancel({ requestId: id, reason: `${id}: stop` })));
+    // A cancellation acted on is written upstream before the next call.
+    await reasonsFor(id);
+    return reasonsFor(id);
+  };
+
+  it.each([
+    ['no "jsonrpc"', (params: Record<string, unknown>) => ({ method: 'notifications/cancelled', params })],
+    ['"jsonrpc": "1.0"', (params: Record<string, unknown>) => ({ jsonrpc: '1.0', method: 'notifications/cancelled', params })],
+    ['an id (a request, not a notification)', (params: Record<string, unknown>) => ({ jsonrpc: '2.0', id: `req-${String(params.requestId)}`, method: 'notifications/cancelled', params })],
+    ['an extra top-level key', (params: Record<string, unknown>) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params, extra: true })],
+  ])('with %s (the lane aborted the call and told the upstream)', async (label, cancel) => {
+    const key = label.replace(/\W+/g, '-');
+    expect(await cancelWith(`${era}-${key}-sdk`, true, cancel)).toEqual([]);
+    expect(await cancelWith(`${era}-${key}-lane`, false, cancel)).toEqual([]);
+    // The same cancellation well formed ends the call both ways: the calls above were cancellable.
+    const valid = (params: Record<string, unknown>): Record<string, unknown> => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params });
+    expect(await cancelWith(`${era}-${key}-sdk-valid`, true, valid)).toEqual([`${era}-${key}-sdk-valid: stop`]);
+    expect(await cancelWith(`${era}-${key}-lane-valid`, false, valid)).toEqual([`${era}-${key}-lane-valid: stop`]);
+  });
+});
