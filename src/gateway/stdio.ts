@@ -10,10 +10,11 @@
  */
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { CallLane, type LaneTarget } from './callLane.js';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
+import { fitLine } from './stdioLine.js';
 import type { GatewaySession } from './session.js';
 
 /**
@@ -90,7 +91,7 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
       return held ? held.then((message) => Buffer.from(`${JSON.stringify(message)}\n`)) : true;
     },
   });
-  const transport = new StdioServerTransport(lines, output);
+  const transport = new BoundedStdioTransport(lines, output, (reason) => session.logger.warn(`not sent to the client: ${reason}`));
   const lane: CallLane = new CallLane((message) => transport.send(message));
   const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
   // The entry takes the transport's onclose and onerror: the input's end (above) tells of the client going.
@@ -111,6 +112,29 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
     },
     { transport, onerror },
   );
+}
+
+/**
+ * The SDK's stdio transport, writing no line longer than a stdio client reads ({@link MAX_LINE_BYTES},
+ * the same limit as inbound): a longer message is replaced, dropped or refused (stdioLine.ts), and
+ * `warn` told why.
+ */
+class BoundedStdioTransport extends StdioServerTransport {
+  constructor(
+    input: Readable,
+    output: Writable,
+    private readonly warn: (reason: string) => void,
+  ) {
+    super(input, output);
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    const verdict = fitLine(message, MAX_LINE_BYTES);
+    if (verdict.kind === 'fits') return super.send(message);
+    this.warn(verdict.reason);
+    if (verdict.kind === 'replace') return super.send(verdict.message);
+    return verdict.kind === 'drop' ? Promise.resolve() : Promise.reject(new Error(`not sent: ${verdict.reason}`));
+  }
 }
 
 /** The JSON value of a line, or undefined when it is not JSON. */
