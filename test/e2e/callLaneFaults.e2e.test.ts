@@ -162,6 +162,18 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
     expect(legacy.received.filter((m) => typeof m.id === 'string' && /^(bare|number)-/.test(m.id))).toEqual([]);
   });
 
+  it.each([
+    ['id 1e21', '1e21', '{}'],
+    ['id 2^53 + 1', '9007199254740993', '{}'],
+    ['progress token 1e300', '"big-token"', '{"progressToken":1e300}'],
+  ])('a tools/call with %s (an integer, but not one the SDK schema takes) is refused with its id, as with one more _meta key (it got id null)', async (_label, id, meta) => {
+    const line = (extra: string): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"rude__args","arguments":{},"_meta":${meta.replace(/}$/, extra)}}}`;
+    const sdk = await legacy.reply(line(`${meta === '{}' ? '' : ','}"x-path":"sdk"}`));
+    const plain = await legacy.reply(line('}'));
+    expect(sdk).toMatchObject({ id: JSON.parse(id) as unknown, error: { code: -32600 } });
+    expect(plain).toEqual(sdk);
+  });
+
   it('two calls under one id, then its cancellation: only the later call is cancelled, as through the SDK Server alone', async () => {
     const cancels = async (): Promise<number> => {
       const answer = await legacy.request({ jsonrpc: '2.0', id: `count-${Math.random()}`, method: 'tools/call', params: { name: 'rude__cancelled', arguments: {} } });
