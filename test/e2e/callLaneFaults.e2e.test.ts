@@ -195,7 +195,7 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
   });
 });
 
-describe.each(['legacy', 'modern'] as const)('a %s client over stdio: a cancellation the SDK drops as malformed cancels no lane call', (era) => {
+describe.each(['legacy', 'modern'] as const)('a %s client over stdio: a cancellation ends lane calls as the SDK ends its own', (era) => {
   let client: RawStdio;
   beforeAll(async () => {
     client = startRawStdio(config);
@@ -228,6 +228,22 @@ describe.each(['legacy', 'modern'] as const)('a %s client over stdio: a cancella
     await reasonsFor(id);
     return reasonsFor(id);
   };
+
+  it.each([
+    ['a lane call, then an SDK-path call', false, 'sdk', 1],
+    ['an SDK-path call, then a lane call', true, 'lane', 1],
+    ['a lane call, then tools/list (answered before the cancellation)', false, 'tools/list', 0],
+  ] as const)('%s under one id, then its cancellation: only the later request is cancelled, as by the SDK alone (the lane cancelled the lane call too)', async (label, firstSdk, second, expected) => {
+    const id = `${era}-dup-${label.replace(/\W+/g, '-')}`;
+    client.write(JSON.stringify(request(id, 'rude__late', firstSdk)));
+    await reasonsFor(id);
+    const later = second === 'tools/list' ? { jsonrpc: '2.0', id, method: 'tools/list', params: era === 'modern' ? { _meta: envelope } : {} } : request(id, 'rude__late', second === 'sdk');
+    client.write(JSON.stringify(later));
+    await reasonsFor(id);
+    client.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `${id}: stop` } }));
+    await reasonsFor(id);
+    expect(await reasonsFor(id)).toHaveLength(expected);
+  });
 
   it.each([
     ['no "jsonrpc"', (params: Record<string, unknown>) => ({ method: 'notifications/cancelled', params })],
