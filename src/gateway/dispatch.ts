@@ -56,6 +56,9 @@ export async function dispatchCall(request: CallToolRequest, extra: Extra, ctx: 
   if (name === CALL_TOOL && ctx.callToolEnabled && ctx.shelf.catalogue.deferred.length > 0) {
     const parsed = parseCallToolArgs(args);
     if ('error' in parsed) return { result: errorResult(parsed.error), promote: [] };
+    // A model that reaches for the bridge to search gets its search (newcomer report: it was told the tool is unknown).
+    if (parsed.name === TOOL_SEARCH && searchAvailable) return search(parsed.arguments, ctx);
+    if (parsed.name === CALL_TOOL) return { result: errorResult(`${CALL_TOOL} does not run itself: give "name" the exact name of the tool to run, and "arguments" its parameters.`), promote: [] };
     return callByName(parsed.name, parsed.arguments, 'bridge', request, extra, ctx);
   }
   return callByName(name, args, undefined, request, extra, ctx);

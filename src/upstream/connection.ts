@@ -495,9 +495,13 @@ export class UpstreamConnection {
    * of the general path applies to it: no start to wait for, no remote session to renew, no sign-in;
    * it is counted in use and routed for the upstream's requests as any call (issue #9 "Numbers").
    */
-  private callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+  private async callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     this.idle.begin();
-    return this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext()), abandoned).finally(() => this.idle.end());
+    try {
+      return await this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext()), abandoned);
+    } finally {
+      this.idle.end();
+    }
   }
 
   /** What a call needs to know about this connection (calls.ts). */

@@ -31,6 +31,10 @@ export class LineFramer {
 
   /** Feeds one chunk; calls `onLine` or `onOversize` for every line it completes. */
   push(chunk: Buffer): void {
+    // The usual chunk: one whole line, nothing held from before. Decoded straight from the chunk.
+    if (this.size === 0 && this.dropped === undefined && chunk.length <= this.maxBytes + 1 && chunk.indexOf(0x0a) === chunk.length - 1) {
+      return this.onLine(chunk.toString('utf8', 0, chunk[chunk.length - 2] === 0x0d ? chunk.length - 2 : chunk.length - 1));
+    }
     let start = 0;
     for (let nl = chunk.indexOf(0x0a, start); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
       this.append(chunk.subarray(start, nl));

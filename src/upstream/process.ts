@@ -97,17 +97,27 @@ export function binFolders(dir: string): string[] {
 }
 
 /**
+ * toolshelf's own settings (`TOOLSHELF_TOKEN`, `TOOLSHELF_STATE_DIR`, `TOOLSHELF_SHARE`, …): they
+ * describe this gateway's run, and `TOOLSHELF_TOKEN` is the credential for its HTTP endpoint, which
+ * an upstream (and through a tool like server-everything's `get-env`, the model) must never see
+ * (newcomer report; DESIGN §11 credentials).
+ */
+export function isOwnVariable(name: string): boolean {
+  return /^TOOLSHELF_/i.test(name);
+}
+
+/**
  * The child's environment: `env` merged over the parent's (default), or over a minimal safe set
- * when `inheritEnv` is false. Values starting with `()` (shell functions) and npm's own variables
- * ({@link isNpmVariable}) are never passed on unless `env` sets them. `binDirs` go before PATH, as
- * npm scripts have them. Pure.
+ * when `inheritEnv` is false. Values starting with `()` (shell functions), npm's own variables
+ * ({@link isNpmVariable}) and toolshelf's ({@link isOwnVariable}) are never passed on unless `env`
+ * sets them. `binDirs` go before PATH, as npm scripts have them. Pure.
  */
 export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv, binDirs: readonly string[] = []): Record<string, string> {
   const base: Record<string, string> = {};
   const keys = spec.inheritEnv === false ? SAFE_ENV : Object.keys(parent);
   for (const key of keys) {
     const value = parent[key];
-    if (value !== undefined && !value.startsWith('()') && !isNpmVariable(key)) base[key] = value;
+    if (value !== undefined && !value.startsWith('()') && !isNpmVariable(key) && !isOwnVariable(key)) base[key] = value;
   }
   const merged = { ...base, ...spec.env };
   const path = [...binDirs, ...(merged.PATH ? [merged.PATH] : [])].join(delimiter);

@@ -101,4 +101,13 @@ describe('forwarding', () => {
     expect(origin('made_up_tool')).toBe('unknown');
     expect(origin('counter__rich')).toBe('direct');
   });
+
+  it('call_tool given tool_search runs the search; given itself, says what to pass instead (newcomer report)', async () => {
+    const direct = await gw.client.callTool({ name: 'tool_search', arguments: { query: 'add two numbers' } });
+    const bridged = await gw.client.callTool({ name: 'call_tool', arguments: { name: 'tool_search', arguments: { query: 'add two numbers' } } });
+    expect(bridged).toEqual(direct);
+    expect(JSON.stringify(bridged.content)).toContain('everything__get-sum');
+    const itself = await gw.client.callTool({ name: 'call_tool', arguments: { name: 'call_tool', arguments: {} } });
+    expect(itself).toEqual({ isError: true, content: [{ type: 'text', text: 'call_tool does not run itself: give "name" the exact name of the tool to run, and "arguments" its parameters.' }] });
+  });
 });

@@ -32,6 +32,13 @@ describe('LineFramer', () => {
     expect(f.dropped).toEqual([]);
   });
 
+  it('reads a chunk that is one whole line as the general path does: \\r stripped, empty lines kept, the limit counting the \\r', () => {
+    const f = framer(6);
+    for (const chunk of ['one\n', 'two\r\n', '\n', '\r\n', '12345\r\n', '123456\r\n', '1234567\n', 'after\n']) f.push(chunk);
+    expect(f.lines).toEqual(['one', 'two', '', '', '12345', 'after']);
+    expect(f.dropped.map((d) => d.bytes)).toEqual([7, 7]);
+  });
+
   it('reports the size and both ends of a huge dropped line while holding only the edges', () => {
     const f = framer(1000);
     f.push('{"jsonrpc":"2.0","id":7,"result":"');

@@ -5,7 +5,7 @@
  * npm scripts. Source: issue #8 point 8.
  */
 import { describe, expect, it } from 'vitest';
-import { binFolders, binSearchFolders, childEnvironment, isNpmVariable } from '../../src/upstream/process.js';
+import { binFolders, binSearchFolders, childEnvironment, isNpmVariable, isOwnVariable } from '../../src/upstream/process.js';
 
 /** What `npx --package toolshelf toolshelf` puts in toolshelf's environment (from a real run). */
 const NPX_ENV = {
@@ -38,6 +38,13 @@ describe('childEnvironment (issue #8 point 8b)', () => {
     expect(childEnvironment({ command: 'x' }, NPX_ENV, ['/a/node_modules/.bin']).PATH).toBe('/a/node_modules/.bin:/usr/bin:/bin');
     expect(childEnvironment({ command: 'x', env: { PATH: '/opt/bin' } }, NPX_ENV, ['/a/node_modules/.bin']).PATH).toBe('/a/node_modules/.bin:/opt/bin');
     expect(childEnvironment({ command: 'x', inheritEnv: false }, NPX_ENV, ['/b']).PATH).toBe('/b:/usr/bin:/bin');
+  });
+
+  it("never passes on toolshelf's own settings, the HTTP token above all, unless the server's env sets them (newcomer report)", () => {
+    const parent = { PATH: '/usr/bin', TOOLSHELF_TOKEN: 'sekrit-nc-123', toolshelf_state_dir: '/s', TOOLSHELF_SHARE: '1', MY_API_KEY: 'x' };
+    expect(childEnvironment({ command: 'x' }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x' });
+    expect(childEnvironment({ command: 'x', env: { TOOLSHELF_STATE_DIR: '/nested' } }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x', TOOLSHELF_STATE_DIR: '/nested' });
+    expect(['TOOLSHELF_TOKEN', 'toolshelf_share'].every(isOwnVariable) && !isOwnVariable('MY_TOOLSHELF_TOKEN')).toBe(true);
   });
 
   it('names npm variables case-insensitively (npm reads NPM_CONFIG_* too)', () => {
