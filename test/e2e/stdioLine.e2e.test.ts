@@ -2,7 +2,7 @@
  * No line toolshelf writes to a stdio client is longer than the client reads (10 MiB for the SDK's
  * stdio clients, which close the connection on a longer one): an upstream's progress or log message
  * over it, sent during a call, is dropped; a sampling request over it is refused to the upstream; the
- * call and the connection go on. Over stdio with the real SDK Client of each era, against rude.mjs
+ * call and the connection go on; a burst of progress reaches the client whole and in order. Over stdio with the real SDK Client of each era, against rude.mjs
  * (a 2025-era upstream, so calls go out directly). Source: MCP spec, Transports › stdio; breaker
  * report on 14f5a51 (an 11 MiB progress message ended the client's session).
  */
@@ -44,6 +44,23 @@ describe.each([
     expect(textOf(await client.callTool({ name: 'rude__args', arguments: { n: 1 } }))).toBe('{"n":1}');
     expect(closed).toBe(false);
     expect(stderr.join('')).toContain('not sent to the client: notifications/progress is 11.0 MiB, more than a stdio client reads on one line (10.0 MiB)');
+  });
+
+  it('20,000 upstream progress notifications in one burst reach the client in order, then the result (written behind a full pipe with one shared drain wait)', async () => {
+    let seen = 0;
+    let inOrder = true;
+    const result = await client.callTool(
+      { name: 'rude__progressflood', arguments: { count: 20_000 } },
+      {
+        onprogress: (p) => {
+          seen += 1;
+          inOrder &&= p.progress === seen;
+        },
+        timeout: 60_000,
+      },
+    );
+    expect(textOf(result)).toBe('after 20000 progress notifications');
+    expect({ seen, inOrder }).toEqual({ seen: 20_000, inOrder: true });
   });
 
   it('a sampling request of 11 MiB is not sent to the client: the call ends with an answer and the connection stays', async () => {
