@@ -30,15 +30,15 @@ export function startupWaitMs(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(value) && value > 0 ? value : STARTUP_WAIT_MS;
 }
 
-/** Waits for `starting`, at most `waitMs`, or until `signal` aborts. */
-async function settle(starting: Promise<void>, waitMs: number, signal: AbortSignal | undefined): Promise<'started' | 'waited' | 'aborted'> {
+/** Waits for `starting`, at most `waitMs` (undefined: as long as it takes), or until `signal` aborts. */
+async function settle(starting: Promise<void>, waitMs: number | undefined, signal: AbortSignal | undefined): Promise<'started' | 'waited' | 'aborted'> {
   if (signal?.aborted) return 'aborted';
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {
     return await Promise.race([
       starting.then(() => 'started' as const),
-      new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), waitMs))),
+      new Promise<'waited'>((resolve) => (timer = waitMs === undefined ? undefined : setTimeout(() => resolve('waited'), waitMs))),
       new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', (onAbort = () => resolve('aborted')), { once: true })),
     ]);
   } finally {
@@ -99,6 +99,13 @@ export interface ShelfHooks {
   readonly stateDir?: string;
   /** The gateway signs in to OAuth upstreams in the browser by itself (serve only; issue #10 item 2). */
   readonly interactiveSignIn?: boolean;
+  /**
+   * Wait for every upstream's start to end (up to its own `startTimeoutMs`) instead of the
+   * {@link STARTUP_WAIT_MS} a serving gateway waits: `inspect` and `search` answer once, so an upstream
+   * still starting would be missing from the answer, and ending it at the wait killed a first
+   * `npx -y` download every time (newcomer report).
+   */
+  readonly waitForEveryStart?: boolean;
 }
 
 /**
@@ -109,7 +116,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
@@ -143,7 +150,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     await pool.close();
     process.removeListener('exit', exitKill);
   };
-  const waitMs = startupWaitMs(process.env);
+  const waitMs = waitForEveryStart ? undefined : startupWaitMs(process.env);
   const settled = await settle(starting, waitMs, signal);
   if (settled === 'aborted') {
     await close();

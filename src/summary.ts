@@ -49,10 +49,18 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
   };
 }
 
+/**
+ * `<label>: 3/4 connected (files: 14 tools, memory: starting, …)`: each upstream in config order with
+ * its tool count, `… cached, starts on first use` when lazy and idle, else its status.
+ */
+export function upstreamsLine(upstreams: readonly UpstreamSummary[], label = 'upstreams'): string {
+  const ready = upstreams.filter((u) => u.status === 'ready');
+  return `${label}: ${ready.length}/${upstreams.length} connected (${upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? `${u.tools} tools` : u.status === 'idle' ? `${u.tools} tools cached, starts on first use` : u.status}`).join(', ')})`;
+}
+
 /** The summary as a few lines for stderr. */
 export function formatSummary(summary: StartSummary): string[] {
-  const ready = summary.upstreams.filter((u) => u.status === 'ready');
-  const lines = [`upstreams: ${ready.length}/${summary.upstreams.length} connected (${summary.upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? `${u.tools} tools` : u.status === 'idle' ? `${u.tools} tools cached, starts on first use` : u.status}`).join(', ')})`];
+  const lines = [upstreamsLine(summary.upstreams)];
   lines.push(`tools: ${summary.direct} direct, ${summary.deferred} deferred, ${summary.hidden} hidden`);
   const saved = summary.allDirectBytes > 0 ? Math.round((1 - summary.firstListBytes / summary.allDirectBytes) * 100) : 0;
   const change = saved >= 0 ? `${saved}% smaller` : `${-saved}% larger: the tool_search index costs more than the few tools it defers`;

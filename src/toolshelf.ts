@@ -48,6 +48,8 @@ export interface Running {
   /** The `/mcp` URL in HTTP mode. */
   readonly url?: string;
   readonly summary: StartSummary;
+  /** {@link Running.summary} again once every upstream start under way at the summary has ended. */
+  readonly started: Promise<StartSummary>;
   /** Ends every session and upstream process; idempotent. */
   shutdown(): Promise<void>;
   /** Resolves once shut down (client gone, signal, or shutdown()). */
@@ -226,7 +228,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   } else {
     await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioConnection());
   }
-  return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), shutdown, closed };
+  const started = opened.pool.startsEnded().then(() => opened.summary());
+  return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), started, shutdown, closed };
 }
 
 /**

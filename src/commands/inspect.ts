@@ -114,7 +114,7 @@ async function inspect(config: Config, json: boolean, level: LogLevel, out: (tex
   let opened: OpenShelf;
   try {
     // warn by default: upstream chatter (logged at debug) and start-up info stay out of the report.
-    opened = await openShelf(config, createLogger(level), VERSION);
+    opened = await openShelf(config, createLogger(level), VERSION, { waitForEveryStart: true });
   } catch (error) {
     err(`toolshelf: ${error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error))}\n`);
     return EXIT_FAILURE;

@@ -111,7 +111,7 @@ async function searchOnce(config: Config, args: SearchArgs, request: { query: st
   const logger = createLogger(args.level);
   let opened: OpenShelf;
   try {
-    opened = await openShelf(config, logger, VERSION);
+    opened = await openShelf(config, logger, VERSION, { waitForEveryStart: true });
   } catch (error) {
     logger.error(error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error)));
     return EXIT_FAILURE;

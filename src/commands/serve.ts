@@ -143,7 +143,7 @@ async function serve(
   socket?: { path: string; idleExitMs: number },
 ): Promise<number> {
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
-  const [{ formatSummary }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
+  const [{ formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
   let running: Running | undefined;
@@ -174,6 +174,8 @@ async function serve(
   }
   if (starting.signal.aborted) void running.shutdown();
   for (const line of formatSummary(running.summary)) logger.info(line);
+  // Served before every upstream was up (start-up wait, cached catalogue): say when they are (newcomer report).
+  if (running.summary.upstreams.some((u) => u.status === 'starting')) void running.started.then((now) => logger.info(upstreamsLine(now.upstreams, 'upstreams now')));
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
   if (listen && process.env.npm_command !== undefined) stopWhenOrphaned(stop, logger);
   if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import AjvModule, { type ErrorObject } from 'ajv';
 import type { ConfigProblem } from './types.js';
 import { escapePointer } from './interpolate.js';
+import { suggestNames } from '../discovery/suggest.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 
@@ -27,7 +28,8 @@ let compiled: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;
 function validator(): NonNullable<typeof compiled> {
   if (!compiled) {
     const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object;
-    compiled = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    // verbose: an error carries its schema, so an unknown key can be matched against the known ones.
+    compiled = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(schema);
   }
   return compiled;
 }
@@ -58,7 +60,9 @@ function describeError(error: ErrorObject): ConfigProblem[] {
       return [];
     case 'additionalProperties': {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
-      return [{ path: `${error.instancePath}/${escapePointer(extra)}`, message: 'is not a known key' }];
+      const known = Object.keys((error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+      const [near] = suggestNames(extra, known, 1);
+      return [{ path: `${error.instancePath}/${escapePointer(extra)}`, message: near ? `is not a known key; did you mean "${near}"?` : 'is not a known key' }];
     }
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;

@@ -17,7 +17,7 @@ import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, isUnreachable } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
@@ -199,6 +199,11 @@ export class UpstreamConnection {
     return Promise.resolve();
   }
 
+  /** Resolves when the start under way (if any) has ended, ready or not; never rejects. */
+  startEnded(): Promise<void> {
+    return this.starting ?? Promise.resolve();
+  }
+
   /** Starts an `idle` upstream, or waits for the start under way; then the status says how it went. */
   private async ensureStarted(): Promise<void> {
     if (this.status === 'idle') await this.start();
@@ -290,7 +295,9 @@ export class UpstreamConnection {
     } catch (error) {
       if (this.isClosed()) return;
       if (this.signIn && signInFailure(error)) return this.needSignIn(true);
-      this.lastError = describeFailure(error, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
+      // Each step of a start gets what is left of the start timeout, so any timeout here is that one: named, so it can be raised.
+      const failure = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? new Error(`did not finish starting within ${timeoutMs / 1000} s (startTimeoutMs)`) : error;
+      this.lastError = describeFailure(failure, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
       const repeated = this.lastError === this.lastWarned;
       const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
@@ -335,8 +342,9 @@ export class UpstreamConnection {
         this.stamp = undefined;
         if (!this.isCurrent(generation)) break;
         this.endClient();
-        // Credentials are refused whatever the transport: trying SSE would only ask again.
-        if (signInFailure(error)) break;
+        // Credentials are refused whatever the transport, and a host that cannot be reached stays so:
+        // trying SSE would only ask again, or quote its own failure instead of the first one.
+        if (signInFailure(error) || isUnreachable(error)) break;
         this.options.logger.debug(`upstream "${this.key}": ${error instanceof Error ? error.message : String(error)}; trying the next transport`);
       }
     }

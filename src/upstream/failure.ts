@@ -35,6 +35,26 @@ export function causeChain(error: unknown): string {
   return text || String(error);
 }
 
+/** Socket errors that mean no HTTP exchange took place with the host (Node's `code` on fetch's cause). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
+
+/**
+ * Whether `error` (or a cause under it, or an inner error of an AggregateError) says the host could
+ * not be reached at all: then another transport to the same URL (SSE after Streamable HTTP) can only
+ * fail the same way, and its error would hide this one (newcomer report: `SSE error: TypeError: fetch
+ * failed…` was quoted for a refused port). Never throws.
+ */
+export function isUnreachable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth <= MAX_CAUSES && current instanceof Error; depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+    if (current instanceof AggregateError && current.errors.some((inner) => isUnreachable(inner))) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /**
  * Why an upstream failed to start: for a remote one `<host>: <cause chain>` (host and port only,
  * never the path, query or credentials of the URL, which may hold secrets); for a stdio one the

@@ -79,6 +79,14 @@ export class UpstreamPool {
   }
 
   /**
+   * Resolves once every start under way now has ended (ready or failed): those {@link start} left
+   * running in the background (an eager upstream served from the cached catalogue). Never rejects.
+   */
+  async startsEnded(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.startEnded()));
+  }
+
+  /**
    * Applies a reloaded config's servers (issue #11 point 3): ends removed ones, restarts those whose
    * upstream part changed, opens added ones (in the background; `onToolsChanged` announces them),
    * and leaves the rest running. Order follows `servers`. Resolves once removed and replaced

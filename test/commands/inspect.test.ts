@@ -16,8 +16,8 @@ interface Run {
 }
 
 /** Runs `dist/cli.js inspect ...args`, sampling its process tree while it runs. */
-async function inspect(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [cliPath, 'inspect', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function inspect(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [cliPath, 'inspect', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -134,6 +134,22 @@ describe('toolshelf inspect', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(130);
     expect(await waitFor(() => tree.every((p) => !alive(p)), 5000)).toBe(true);
+  });
+
+  it("waits for an upstream that starts after the serving gateway's start-up wait, rather than ending it (newcomer report: a first `npx -y` download was killed every time)", async () => {
+    const path = writeConfig({ mcpServers: { slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_DELAY_MS: '1500' } } } });
+    const run = await inspect(['--config', path, '--json'], { TOOLSHELF_STARTUP_WAIT_MS: '100' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(report.servers.map((server) => [server.key, server.status, server.tools.map((t) => t.name)])).toEqual([['slow', 'ready', ['slow__late_tool']]]);
+  });
+
+  it('an upstream that does not start in time is reported with the start timeout named, so it can be raised', async () => {
+    const path = writeConfig({ mcpServers: { hang: { command: 'node', args: ['-e', 'setInterval(() => {}, 1000)'], startTimeoutMs: 500 } } });
+    const run = await inspect(['--config', path]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/hang: .*did not finish starting within 0\.5 s \(startTimeoutMs\)/);
   });
 
   it('a bad config exits 2 with the problem on stderr and nothing on stdout', async () => {

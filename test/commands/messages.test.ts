@@ -53,6 +53,15 @@ describe('no upstream connected (issue #8 point 9)', () => {
     expect(await waitFor(() => run.seen.every((p) => !alive(p)), 5000)).toBe(true);
   });
 
+  it('a refused remote in the default transport mode is reported with the Streamable HTTP failure, not the SSE fallback\'s (newcomer report)', async () => {
+    const port = await closedPort();
+    const config = writeConfig({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } });
+    const run = await cli(['inspect', '--config', config]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`\\n  remote: 127\\.0\\.0\\.1:${port}: (?:[^\\n]*: )?fetch failed: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\n`));
+    expect(run.stderr).not.toContain('SSE error');
+  });
+
   it('inspect exits 1 and prints no report ("0% smaller") when nothing connected', async () => {
     const config = writeConfig({ mcpServers: { gone: { command: 'toolshelf-no-such-command' } } });
     const run = await cli(['inspect', '--json', '--config', config]);

@@ -210,6 +210,17 @@ describe('limits that must agree (breaker low)', () => {
   });
 });
 
+describe('a misspelt key (newcomer report)', () => {
+  it('is refused with the known key it is closest to, at every level; a key like none gets no guess', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x","lazzy":true,"idleStopMS":5}},"exposur":"direct","colour":"red"}')).toEqual([
+      { path: '/colour', message: 'is not a known key' },
+      { path: '/exposur', message: 'is not a known key; did you mean "exposure"?' },
+      { path: '/mcpServers/a/idleStopMS', message: 'is not a known key; did you mean "idleStopMs"?' },
+      { path: '/mcpServers/a/lazzy', message: 'is not a known key; did you mean "lazy"?' },
+    ]);
+  });
+});
+
 describe('a disabled server (issue #8 point 9)', () => {
   // The exact input: a remote entry switched off while its token is not set.
   const text = '{"mcpServers":{"remote":{"url":"https://${REMOTE_HOST}/mcp","headers":{"Authorization":"Bearer ${REMOTE_TOKEN}"},"disabled":true},"local":{"command":"node","env":{"K":"${LOCAL_KEY}"}}}}';

@@ -3,7 +3,7 @@
  * port, never the URL's path, query or credentials. Source: issue #8 point 9.
  */
 import { describe, expect, it } from 'vitest';
-import { causeChain, describeFailure } from '../../src/upstream/failure.js';
+import { causeChain, describeFailure, isUnreachable } from '../../src/upstream/failure.js';
 
 /** What Node 20's fetch throws for a refused connection: the reason is only in `cause`. */
 const refused = (port: number): TypeError =>
@@ -51,5 +51,21 @@ describe('describeFailure', () => {
     expect(describeFailure(new Error('MCP error -32000: Connection closed'), { stderrQuote: 'npm error code E404: 404 Not Found' })).toBe(
       'MCP error -32000: Connection closed (stderr: npm error code E404: 404 Not Found)',
     );
+  });
+});
+
+describe('isUnreachable (newcomer report: the SSE fallback quoted its own failure for a refused port)', () => {
+  it('finds a socket error under fetch failed, an AggregateError or a wrapper', () => {
+    expect(isUnreachable(refused(9))).toBe(true);
+    const both = new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:3001'), { code: 'ECONNREFUSED' })], '');
+    expect(isUnreachable(new TypeError('fetch failed', { cause: both }))).toBe(true);
+    expect(isUnreachable(new Error('Version negotiation probe failed: fetch failed', { cause: refused(9) }))).toBe(true);
+    expect(isUnreachable(new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' }) }))).toBe(true);
+  });
+
+  it('is false for an answer the host gave (an HTTP status) and for anything else', () => {
+    expect(isUnreachable(new Error('Error POSTing to endpoint (HTTP 405): Method Not Allowed'))).toBe(false);
+    expect(isUnreachable(Object.assign(new Error('spawn x ENOENT'), { code: 'ENOENT' }))).toBe(false);
+    expect(isUnreachable('fetch failed')).toBe(false);
   });
 });
