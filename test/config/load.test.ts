@@ -3,6 +3,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { applyDefaults, schemaOptionsFor, type RawConfig } from '../../src/config/defaults.js';
 import { assignNames } from '../../src/catalog/naming.js';
 import { startTimeoutFromEnv } from '../../src/upstream/pool.js';
+import { STARTUP_WAIT_MS, startupWaitMs } from '../../src/openShelf.js';
 
 const ok = (text: unknown, env: Record<string, string> = {}) => {
   const result = parseConfig(JSON.stringify(text), env, '/base');
@@ -261,8 +262,10 @@ describe('settings in ms stay within what a Node.js timer can wait (breaker on 1
     expect(problemsOf(at(longest))).toEqual([]);
   });
 
-  it('TOOLSHELF_START_TIMEOUT_MS over 2^31 - 1 is ignored, as any value that is not a usable timeout', () => {
+  it('TOOLSHELF_START_TIMEOUT_MS and TOOLSHELF_STARTUP_WAIT_MS over 2^31 - 1 are ignored, as any value that is not a usable timeout', () => {
     expect(startTimeoutFromEnv({ TOOLSHELF_START_TIMEOUT_MS: '3000000000' })).toBeUndefined();
     expect(startTimeoutFromEnv({ TOOLSHELF_START_TIMEOUT_MS: String(longest) })).toBe(longest);
+    expect(startupWaitMs({ TOOLSHELF_STARTUP_WAIT_MS: '3000000000' })).toBe(STARTUP_WAIT_MS);
+    expect(startupWaitMs({ TOOLSHELF_STARTUP_WAIT_MS: String(longest) })).toBe(longest);
   });
 });
