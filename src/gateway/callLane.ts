@@ -170,6 +170,13 @@ function handlersRunning(server: Server): Map<RequestId, AbortController> | unde
 }
 
 /**
+ * How many ids of requests passed to the SDK the lane keeps: the SDK enters a request within a few
+ * messages of receiving it; an id older than this is long entered (or done, and a call under it is
+ * then served by the SDK: slower, never different).
+ */
+const PASSED_ON_KEPT = 64;
+
+/**
  * Serves lane calls for one connection. `write` sends a message to the client (the connection's SDK
  * transport, which frames it). Each call is entered in the SDK Server's own map of running handlers,
  * so a client's cancellation reaches it through the SDK's cancellation handler, its schemas and its
@@ -180,6 +187,8 @@ function handlersRunning(server: Server): Map<RequestId, AbortController> | unde
 export class CallLane {
   private target: LaneTarget | undefined;
   private readonly running = new Set<AbortController>();
+  /** Ids of the last requests passed to the SDK (at most {@link PASSED_ON_KEPT}), oldest first. */
+  private readonly passedOn = new Set<RequestId>();
 
   constructor(private readonly write: (message: JSONRPCMessage) => Promise<void>) {}
 
@@ -188,13 +197,18 @@ export class CallLane {
     this.target = handlersRunning(target.server) ? target : undefined;
   }
 
-  /** Sees one inbound message before the SDK: true when the lane took it (the SDK must not see it). */
+  /**
+   * Sees one inbound message before the SDK: true when the lane took it (the SDK must not see it).
+   * A call under the id of a request just passed to the SDK that the SDK has not entered yet goes to
+   * the SDK too, which enters both in their order (entered here first, the call would be taken over
+   * by the earlier request).
+   */
   take(value: unknown): boolean {
     const target = this.target;
-    if (target === undefined || !target.ready()) return false;
+    if (target === undefined || !target.ready()) return this.passOn(value);
     const call = laneCall(value, target.era);
-    const handlers = call && handlersRunning(target.server);
-    if (call === undefined || handlers === undefined) return false;
+    const handlers = handlersRunning(target.server);
+    if (call === undefined || handlers === undefined || (this.passedOn.has(call.id) && !handlers.has(call.id))) return this.passOn(value);
     const abort = new AbortController();
     this.running.add(abort);
     handlers.set(call.id, abort);
@@ -216,6 +230,15 @@ export class CallLane {
     this.running.delete(abort);
     const handlers = handlersRunning(target.server);
     if (handlers?.get(call.id) === abort) handlers.delete(call.id);
+  }
+
+  /** Leaves `value` to the SDK, remembering its id when it is a request (one the SDK may not have entered yet). */
+  private passOn(value: unknown): false {
+    if (!isPlainObject(value) || typeof value.method !== 'string' || !isRequestId(value.id)) return false;
+    this.passedOn.delete(value.id);
+    this.passedOn.add(value.id);
+    if (this.passedOn.size > PASSED_ON_KEPT) this.passedOn.delete(this.passedOn.values().next().value as RequestId);
+    return false;
   }
 
   /** The connection ended: every running call is aborted. */

@@ -17,7 +17,12 @@ const envelope = { [PV]: '2026-07-28', [INFO]: { name: 'faults-e2e', version: '1
 let config: string;
 let gw: RawStdio;
 beforeAll(async () => {
-  config = writeConfig({ mcpServers: { rude: { command: 'node', args: [fixture('rude.mjs')], exposure: 'direct', timeoutMs: 5000 } } });
+  config = writeConfig({
+    mcpServers: {
+      rude: { command: 'node', args: [fixture('rude.mjs')], exposure: 'direct', timeoutMs: 5000 },
+      odd: { command: 'node', args: [fixture('oddResults.mjs')], exposure: 'direct', timeoutMs: 5000 },
+    },
+  });
   gw = startRawStdio(config);
   expect((await gw.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
 });
@@ -243,6 +248,26 @@ describe.each(['legacy', 'modern'] as const)('a %s client over stdio: a cancella
     client.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `${id}: stop` } }));
     await reasonsFor(id);
     expect(await reasonsFor(id)).toHaveLength(expected);
+  });
+
+  it('an SDK-path call and a lane call under one id in one write, then its cancellation: the later one is cancelled, whichever path each took (the SDK could enter the earlier one after the lane call and take the id over)', async () => {
+    // One of the two hangs on another upstream, so whether rude.mjs is told of the cancellation says which call it ended.
+    const combos = [
+      [true, 'rude__late', 'odd__silent'],
+      [false, 'odd__silent', 'rude__late'],
+      [true, 'odd__silent', 'rude__late'],
+      [false, 'rude__late', 'odd__silent'],
+    ] as const;
+    const ended: string[] = [];
+    for (const [firstSdk, earlier, later] of combos) {
+      const id = `${era}-chunk-${String(firstSdk)}-${earlier}`;
+      client.write(`${JSON.stringify(request(id, earlier, firstSdk))}\n${JSON.stringify(request(id, later, !firstSdk))}`);
+      await reasonsFor(id);
+      client.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `${id}: stop` } }));
+      await reasonsFor(id);
+      ended.push((await reasonsFor(id)).length === 1 ? 'rude__late' : 'odd__silent');
+    }
+    expect(ended).toEqual(combos.map(([, , later]) => later));
   });
 
   it.each([
