@@ -5,6 +5,7 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
+import { LONGEST_TIMER_MS } from './config/validate.js';
 import type { BuiltShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
@@ -24,10 +25,13 @@ export const STARTUP_WAIT_MS = 10_000;
 /** Environment variable that overrides {@link STARTUP_WAIT_MS} (a positive integer, in ms). */
 export const STARTUP_WAIT_ENV = 'TOOLSHELF_STARTUP_WAIT_MS';
 
-/** The start-up wait in ms: the environment's override when valid, else {@link STARTUP_WAIT_MS}. */
+/**
+ * The start-up wait in ms: the environment's override when valid (a positive integer a timer can
+ * wait, at most {@link LONGEST_TIMER_MS}: a longer one fires at once), else {@link STARTUP_WAIT_MS}.
+ */
 export function startupWaitMs(env: NodeJS.ProcessEnv): number {
   const value = Number(env[STARTUP_WAIT_ENV]);
-  return Number.isInteger(value) && value > 0 ? value : STARTUP_WAIT_MS;
+  return Number.isInteger(value) && value > 0 && value <= LONGEST_TIMER_MS ? value : STARTUP_WAIT_MS;
 }
 
 /** Waits for `starting`, at most `waitMs` (undefined: as long as it takes), or until `signal` aborts. */

@@ -15,6 +15,14 @@ const Ajv = AjvModule.default ?? AjvModule;
 /** Path of the published JSON Schema, at the package root beside `package.json`. */
 export const CONFIG_SCHEMA_URL = new URL('../../config.schema.json', import.meta.url);
 
+/**
+ * The schema's maximum for every setting in ms: the longest delay a Node.js timer takes (2^31 - 1);
+ * a longer one fires after 1 ms, so a call would time out at once, or a direct call's timer re-arm
+ * every ms (breaker on 14f5a51).
+ */
+export const LONGEST_TIMER_MS = 2_147_483_647;
+const TIMER_LIMIT_MESSAGE = `must be <= ${LONGEST_TIMER_MS} (about 24.8 days, the longest timer Node.js can set; a longer one fires at once)`;
+
 let compiled: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;
 
 function validator(): NonNullable<typeof compiled> {
@@ -70,6 +78,8 @@ function describeError(error: ErrorObject): ConfigProblem[] {
       return error.keyword === 'anyOf' ? [{ path, message: 'must be "third-party", false, or an object of byte budgets' }] : [];
     case 'if':
       return [];
+    case 'maximum':
+      return [{ path, message: (error.params as { limit: number }).limit === LONGEST_TIMER_MS ? TIMER_LIMIT_MESSAGE : (error.message ?? 'is invalid') }];
     default:
       return [{ path, message: error.message ?? 'is invalid' }];
   }

@@ -159,48 +159,59 @@ const noLog = (): Promise<void> => Promise.resolve();
 const noState = <T>(): T | undefined => undefined;
 
 /**
+ * The SDK Server's handlers running, by request id (SDK 2.4.0 `Protocol._requestHandlerAbortControllers`,
+ * read each time: the SDK replaces it when the connection closes). Its own cancellation handler aborts
+ * the entry under a cancelled id, and a later request under the same id takes the entry over;
+ * undefined when the SDK has no such map.
+ */
+function handlersRunning(server: Server): Map<RequestId, AbortController> | undefined {
+  const map = (server as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers;
+  return map instanceof Map ? (map as Map<RequestId, AbortController>) : undefined;
+}
+
+/**
+ * How many ids of requests passed to the SDK the lane keeps: the SDK enters a request within a few
+ * messages of receiving it; an id older than this is long entered (or done, and a call under it is
+ * then served by the SDK: slower, never different).
+ */
+const PASSED_ON_KEPT = 64;
+
+/**
  * Serves lane calls for one connection. `write` sends a message to the client (the connection's SDK
- * transport, which frames it). Client cancellation aborts the call's signal and, as the SDK does,
- * no response is sent for it; the connection's end aborts every call still running.
+ * transport, which frames it). Each call is entered in the SDK Server's own map of running handlers,
+ * so a client's cancellation reaches it through the SDK's cancellation handler, its schemas and its
+ * id rules (the latest request under an id owns it, lane call or not) exactly as for an SDK-path
+ * call; as the SDK does, no response is sent for a cancelled call. The connection's end aborts every
+ * call still running. An SDK without that map leaves every call to the SDK.
  */
 export class CallLane {
   private target: LaneTarget | undefined;
-  private readonly running = new Map<RequestId, AbortController>();
+  private readonly running = new Set<AbortController>();
+  /** Ids of the last requests passed to the SDK (at most {@link PASSED_ON_KEPT}), oldest first. */
+  private readonly passedOn = new Set<RequestId>();
 
   constructor(private readonly write: (message: JSONRPCMessage) => Promise<void>) {}
 
-  /** The connection is pinned: calls are served by `target` from now on. */
+  /** The connection is pinned: calls are served by `target` from now on (when its Server keeps the map). */
   pin(target: LaneTarget): void {
-    this.target = target;
+    this.target = handlersRunning(target.server) ? target : undefined;
   }
 
   /**
    * Sees one inbound message before the SDK: true when the lane took it (the SDK must not see it).
-   * A cancellation of a lane call aborts it as the SDK's handler would (with its `reason`, which must
-   * be a string or absent: the SDK ignores a cancellation its schema refuses) and goes on to the SDK
-   * too (which ignores the id).
+   * A call under the id of a request just passed to the SDK that the SDK has not entered yet goes to
+   * the SDK too, which enters both in their order (entered here first, the call would be taken over
+   * by the earlier request).
    */
   take(value: unknown): boolean {
     const target = this.target;
-    if (target === undefined || !isPlainObject(value)) return false;
-    if (value.method === 'notifications/cancelled') {
-      const params = value.params;
-      if (isPlainObject(params) && isRequestId(params.requestId) && (params.reason === undefined || typeof params.reason === 'string') && (params._meta === undefined || isPlainObject(params._meta))) {
-        this.running.get(params.requestId)?.abort(params.reason);
-      }
-      return false;
-    }
-    if (!target.ready()) return false;
+    if (target === undefined || !target.ready()) return this.passOn(value);
     const call = laneCall(value, target.era);
-    if (call === undefined) return false;
-    if (this.running.has(call.id)) {
-      // A second request under a running call's id goes to the SDK, which then owns the id: a
-      // cancellation of it ends that request only, as the SDK's own map would (the last one wins).
-      this.running.delete(call.id);
-      return false;
-    }
+    const handlers = handlersRunning(target.server);
+    if (call === undefined || handlers === undefined || (this.passedOn.has(call.id) && !handlers.has(call.id))) return this.passOn(value);
     const abort = new AbortController();
-    this.running.set(call.id, abort);
+    this.running.add(abort);
+    handlers.set(call.id, abort);
     // A microtask later, as the SDK runs handlers: requests before this one in the stream start first.
     queueMicrotask(() => void this.serve(target, call, abort));
     return true;
@@ -216,12 +227,23 @@ export class CallLane {
       response = laneErrorResponse(call.id, error);
     }
     if (!abort.signal.aborted) await this.write(response).catch(() => undefined);
-    if (this.running.get(call.id) === abort) this.running.delete(call.id);
+    this.running.delete(abort);
+    const handlers = handlersRunning(target.server);
+    if (handlers?.get(call.id) === abort) handlers.delete(call.id);
+  }
+
+  /** Leaves `value` to the SDK, remembering its id when it is a request (one the SDK may not have entered yet). */
+  private passOn(value: unknown): false {
+    if (!isPlainObject(value) || typeof value.method !== 'string' || !isRequestId(value.id)) return false;
+    this.passedOn.delete(value.id);
+    this.passedOn.add(value.id);
+    if (this.passedOn.size > PASSED_ON_KEPT) this.passedOn.delete(this.passedOn.values().next().value as RequestId);
+    return false;
   }
 
   /** The connection ended: every running call is aborted. */
   close(): void {
-    for (const abort of this.running.values()) abort.abort(new Error('the client connection closed'));
+    for (const abort of this.running) abort.abort(new Error('the client connection closed'));
     this.running.clear();
   }
 

@@ -77,6 +77,11 @@ export class GatewaySession {
   /** Who toolshelf says it is to this client: in the handshake and in the lane's results. */
   private readonly implementation: { readonly name: string; readonly version: string };
 
+  /** Where this session's connection logs (stderr in stdio mode). */
+  get logger(): Logger {
+    return this.options.logger;
+  }
+
   constructor(private readonly options: SessionOptions) {
     this.implementation = { name: 'toolshelf', version: options.version };
     const { directory } = options.passthrough;

@@ -10,10 +10,12 @@
  */
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { CallLane, type LaneTarget } from './callLane.js';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
+import { nextDrain } from '../lib/drain.js';
+import { fitLine } from './stdioLine.js';
 import type { GatewaySession } from './session.js';
 
 /**
@@ -90,7 +92,7 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
       return held ? held.then((message) => Buffer.from(`${JSON.stringify(message)}\n`)) : true;
     },
   });
-  const transport = new StdioServerTransport(lines, output);
+  const transport = new BoundedStdioTransport(lines, output, (reason) => session.logger.warn(`not sent to the client: ${reason}`));
   const lane: CallLane = new CallLane((message) => transport.send(message));
   const answer = (code: number, message: string): Promise<void> => transport.send(errorResponse(null, code, message));
   // The entry takes the transport's onclose and onerror: the input's end (above) tells of the client going.
@@ -111,6 +113,46 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
     },
     { transport, onerror },
   );
+}
+
+/**
+ * The SDK's stdio transport, writing no line longer than a stdio client reads ({@link MAX_LINE_BYTES},
+ * the same limit as inbound): a longer message is replaced, dropped or refused (stdioLine.ts), and
+ * `warn` told why. Messages written while the client's pipe is full wait for one shared 'drain'
+ * (lib/drain.ts): the SDK's send adds two listeners per message, O(n²) in a flood of upstream progress.
+ */
+class BoundedStdioTransport extends StdioServerTransport {
+  constructor(
+    input: Readable,
+    private readonly output: Writable,
+    private readonly warn: (reason: string) => void,
+  ) {
+    super(input, output);
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    const verdict = fitLine(message, MAX_LINE_BYTES);
+    if (verdict.kind !== 'fits') this.warn(verdict.reason);
+    if (verdict.kind === 'drop') return Promise.resolve();
+    if (verdict.kind === 'refuse') return Promise.reject(new Error(`not sent: ${verdict.reason}`));
+    const sent = verdict.kind === 'replace' ? verdict.message : message;
+    // The usual case, a pipe with room: the SDK's own send.
+    return this.output.writableNeedDrain ? this.writeBehindFullPipe(sent) : super.send(sent);
+  }
+
+  /** Writes `message` now (the stream keeps the order) and resolves when the pipe drains, as the SDK's send does; rejects once closed. */
+  private writeBehindFullPipe(message: JSONRPCMessage): Promise<void> {
+    // The SDK's own flag (SDK 2.4.0 StdioServerTransport `_closed`): its send refuses to write once closed.
+    if ((this as unknown as { _closed?: boolean })._closed === true) return Promise.reject(new Error('StdioServerTransport is closed'));
+    let line: string;
+    try {
+      line = `${JSON.stringify(message)}\n`;
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    this.output.write(line);
+    return nextDrain(this.output);
+  }
 }
 
 /** The JSON value of a line, or undefined when it is not JSON. */

@@ -12,8 +12,9 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
 const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
 
+/** A string or a safe integer: the SDK's `z.number().int()` refuses 1e21 and 2^53, which `Number.isInteger` takes (breaker on 14f5a51). */
 function isRequestId(value: unknown): boolean {
-  return typeof value === 'string' || Number.isInteger(value);
+  return typeof value === 'string' || Number.isSafeInteger(value);
 }
 
 /** Absent params, or an object whose `_meta` is absent or holds at most a valid progress token. */

@@ -78,9 +78,11 @@ export function sendDirectToolCall(
   return new Promise((resolve) => {
     let id: number | undefined;
     // One timer for both limits, set for the nearer; progress only moves the idle limit, which the
-    // timer reads when it fires (no timer churn per progress or per call).
+    // timer reads when it fires (no timer churn per progress or per call). Read on the monotonic
+    // clock, as timers run: a wall clock set back an hour kept a call waiting an hour.
     let timer: NodeJS.Timeout | undefined;
-    let activeAt = startedAt;
+    const sentAt = performance.now();
+    let activeAt = sentAt;
     const stop = (): void => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -96,9 +98,9 @@ export function sendDirectToolCall(
     };
     const onAbort = (): void => giveUp(undefined);
     const watch = (): void => {
-      const now = Date.now();
+      const now = performance.now();
       const idleLeft = activeAt + timeoutMs - now;
-      const totalLeft = startedAt + maxTotalMs - now;
+      const totalLeft = sentAt + maxTotalMs - now;
       if (idleLeft <= 0 && idleLeft <= totalLeft) return giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
       if (totalLeft <= 0) return giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));
       timer = setTimeout(watch, Math.min(idleLeft, totalLeft));
@@ -108,7 +110,7 @@ export function sendDirectToolCall(
       if (plain) return end({ kind: 'ok', result: withoutServerInfo(plain) });
       // The Client's engine goes on from here, with the rest of the total cap and the same idle timeout.
       stop();
-      const capped = capTotal(Math.max(1, maxTotalMs - (Date.now() - startedAt)), signal);
+      const capped = capTotal(Math.max(1, maxTotalMs - (performance.now() - sentAt)), signal);
       const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
       const requestOptions = { timeout: timeoutMs, signal: capped.signal, onprogress: (update: { progress: number }) => options.onProgress?.(update), resetTimeoutOnProgress: true };
       resumeInClient(client, params, raw, requestOptions, startedAt)
@@ -121,7 +123,7 @@ export function sendDirectToolCall(
         (token) => ({ name, arguments: args, _meta: { ...options.meta, progressToken: token } }),
         {
           progress: (params) => {
-            activeAt = Date.now();
+            activeAt = performance.now();
             options.onProgress?.(params as { progress: number });
           },
           settle: (response) => {

@@ -6,6 +6,7 @@
  */
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
+import { LONGEST_TIMER_MS } from '../config/validate.js';
 import { stableJson } from '../lib/hash.js';
 import { UpstreamConnection, type ConnectionOptions } from './connection.js';
 import { GroupWatchdog } from './watchdog.js';
@@ -13,10 +14,13 @@ import { GroupWatchdog } from './watchdog.js';
 /** Environment variable that sets the start timeout in ms when the caller passes none. */
 export const START_TIMEOUT_ENV = 'TOOLSHELF_START_TIMEOUT_MS';
 
-/** The start timeout from `env[START_TIMEOUT_ENV]`, in ms; undefined when unset or not a positive integer. */
+/**
+ * The start timeout from `env[START_TIMEOUT_ENV]`, in ms; undefined when unset or not a positive
+ * integer a timer can wait ({@link LONGEST_TIMER_MS}: a longer one would fire at once).
+ */
 export function startTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
   const value = Number(env[START_TIMEOUT_ENV]);
-  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  return Number.isSafeInteger(value) && value > 0 && value <= LONGEST_TIMER_MS ? value : undefined;
 }
 import type { CallOptions, CallOutcome } from './types.js';
 

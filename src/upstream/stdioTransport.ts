@@ -11,6 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { JSONRPCErrorResponseSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/core';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { nextDrain } from '../lib/drain.js';
 import { isPlainJsonRpcMessage } from '../lib/jsonRpcShape.js';
 import { DirectRequests, type DirectHandlers } from './directRequests.js';
 import { LineFramer, type OversizedLine } from './lineFramer.js';
@@ -304,12 +305,13 @@ export class ChildStdioTransport implements Transport {
     return `${JSON.stringify(message)}\n`;
   }
 
+  /** Writes `line`; resolves at once, or when a full pipe drains (one wait for all queued lines: lib/drain.ts); rejects on a write error. */
   private writeLine(line: string): Promise<void> {
     const stdin = this.child!.stdin!;
     return new Promise((resolveSend, rejectSend) => {
       const ok = stdin.write(line, (error) => (error ? rejectSend(error) : undefined));
       if (ok) resolveSend();
-      else stdin.once('drain', () => resolveSend());
+      else nextDrain(stdin).then(resolveSend, () => undefined);
     });
   }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { applyDefaults, schemaOptionsFor, type RawConfig } from '../../src/config/defaults.js';
 import { assignNames } from '../../src/catalog/naming.js';
+import { startTimeoutFromEnv } from '../../src/upstream/pool.js';
+import { STARTUP_WAIT_MS, startupWaitMs } from '../../src/openShelf.js';
 
 const ok = (text: unknown, env: Record<string, string> = {}) => {
   const result = parseConfig(JSON.stringify(text), env, '/base');
@@ -236,5 +238,34 @@ describe('a disabled server (issue #8 point 9)', () => {
       { path: '/mcpServers/remote/headers/Authorization', message: 'environment variable ${REMOTE_TOKEN} is not set' },
       { path: '/mcpServers/remote/url', message: 'environment variable ${REMOTE_HOST} is not set' },
     ]);
+  });
+});
+
+describe('settings in ms stay within what a Node.js timer can wait (breaker on 14f5a51)', () => {
+  const longest = 2_147_483_647;
+  const at = (ms: number): string =>
+    JSON.stringify({
+      idleStopMs: ms,
+      share: { idleExitMs: ms },
+      discovery: { rankerTimeoutMs: ms },
+      mcpServers: {
+        s: { command: 'node', timeoutMs: ms, maxTotalMs: ms, startTimeoutMs: ms, idleStopMs: ms },
+        r: { url: 'https://example.com/mcp', auth: { signInTimeoutMs: ms } },
+      },
+    });
+
+  it('"timeoutMs": 3000000000 and every other ms setting over 2^31 - 1 is refused at its path (a direct call re-armed its timer every ms; SDK calls timed out at once)', () => {
+    const message = `must be <= ${longest} (about 24.8 days, the longest timer Node.js can set; a longer one fires at once)`;
+    expect(problemsOf(at(3_000_000_000))).toEqual(
+      ['/discovery/rankerTimeoutMs', '/idleStopMs', '/mcpServers/r/auth/signInTimeoutMs', '/mcpServers/s/idleStopMs', '/mcpServers/s/maxTotalMs', '/mcpServers/s/startTimeoutMs', '/mcpServers/s/timeoutMs', '/share/idleExitMs'].map((path) => ({ path, message })),
+    );
+    expect(problemsOf(at(longest))).toEqual([]);
+  });
+
+  it('TOOLSHELF_START_TIMEOUT_MS and TOOLSHELF_STARTUP_WAIT_MS over 2^31 - 1 are ignored, as any value that is not a usable timeout', () => {
+    expect(startTimeoutFromEnv({ TOOLSHELF_START_TIMEOUT_MS: '3000000000' })).toBeUndefined();
+    expect(startTimeoutFromEnv({ TOOLSHELF_START_TIMEOUT_MS: String(longest) })).toBe(longest);
+    expect(startupWaitMs({ TOOLSHELF_STARTUP_WAIT_MS: '3000000000' })).toBe(STARTUP_WAIT_MS);
+    expect(startupWaitMs({ TOOLSHELF_STARTUP_WAIT_MS: String(longest) })).toBe(longest);
   });
 });

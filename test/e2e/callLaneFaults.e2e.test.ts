@@ -17,7 +17,12 @@ const envelope = { [PV]: '2026-07-28', [INFO]: { name: 'faults-e2e', version: '1
 let config: string;
 let gw: RawStdio;
 beforeAll(async () => {
-  config = writeConfig({ mcpServers: { rude: { command: 'node', args: [fixture('rude.mjs')], exposure: 'direct', timeoutMs: 5000 } } });
+  config = writeConfig({
+    mcpServers: {
+      rude: { command: 'node', args: [fixture('rude.mjs')], exposure: 'direct', timeoutMs: 5000 },
+      odd: { command: 'node', args: [fixture('oddResults.mjs')], exposure: 'direct', timeoutMs: 5000 },
+    },
+  });
   gw = startRawStdio(config);
   expect((await gw.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
 });
@@ -162,6 +167,18 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
     expect(legacy.received.filter((m) => typeof m.id === 'string' && /^(bare|number)-/.test(m.id))).toEqual([]);
   });
 
+  it.each([
+    ['id 1e21', '1e21', '{}'],
+    ['id 2^53 + 1', '9007199254740993', '{}'],
+    ['progress token 1e300', '"big-token"', '{"progressToken":1e300}'],
+  ])('a tools/call with %s (an integer, but not one the SDK schema takes) is refused with its id, as with one more _meta key (it got id null)', async (_label, id, meta) => {
+    const line = (extra: string): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"rude__args","arguments":{},"_meta":${meta.replace(/}$/, extra)}}}`;
+    const sdk = await legacy.reply(line(`${meta === '{}' ? '' : ','}"x-path":"sdk"}`));
+    const plain = await legacy.reply(line('}'));
+    expect(sdk).toMatchObject({ id: JSON.parse(id) as unknown, error: { code: -32600 } });
+    expect(plain).toEqual(sdk);
+  });
+
   it('two calls under one id, then its cancellation: only the later call is cancelled, as through the SDK Server alone', async () => {
     const cancels = async (): Promise<number> => {
       const answer = await legacy.request({ jsonrpc: '2.0', id: `count-${Math.random()}`, method: 'tools/call', params: { name: 'rude__cancelled', arguments: {} } });
@@ -180,5 +197,91 @@ describe('a legacy client over stdio: lane calls end as SDK-path calls', () => {
     };
     expect(await cancelledBy('dup-sdk', true)).toBe(1);
     expect(await cancelledBy('dup-lane', false)).toBe(1);
+  });
+});
+
+describe.each(['legacy', 'modern'] as const)('a %s client over stdio: a cancellation ends lane calls as the SDK ends its own', (era) => {
+  let client: RawStdio;
+  beforeAll(async () => {
+    client = startRawStdio(config);
+    if (era === 'legacy') await client.initialize();
+    else expect((await client.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  /** A tools/call of `name`; `sdk` adds a `_meta` key the lane does not take, so it goes through the SDK Server. */
+  const request = (id: string, name: string, sdk: boolean): Message => {
+    const meta = era === 'modern' ? { ...envelope, ...(sdk ? { progressToken: `${id}-token` } : {}) } : sdk ? { 'x-path': 'sdk' } : undefined;
+    return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) } };
+  };
+  let counted = 0;
+  /** The reasons of the cancellations rude.mjs received for `id`. */
+  const reasonsFor = async (id: string): Promise<string[]> => {
+    const answer = await client.request(request(`count-${(counted += 1)}`, 'rude__cancelled', false));
+    const all = (answer.result as { structuredContent: { cancelled: { requestId: number; reason: string }[] } }).structuredContent.cancelled;
+    return all.filter((c) => c.reason.startsWith(`${id}:`)).map((c) => c.reason);
+  };
+  /** Starts rude__late under `id`, sends `cancel` for it, and gives the reasons the upstream got for it. */
+  const cancelWith = async (id: string, sdk: boolean, cancel: (params: Record<string, unknown>) => Record<string, unknown>): Promise<string[]> => {
+    client.write(JSON.stringify(request(id, 'rude__late', sdk)));
+    // Running upstream once a later call is answered (calls to one upstream are written in order).
+    await reasonsFor(id);
+    client.write(JSON.stringify(cancel({ requestId: id, reason: `${id}: stop` })));
+    // A cancellation acted on is written upstream before the next call.
+    await reasonsFor(id);
+    return reasonsFor(id);
+  };
+
+  it.each([
+    ['a lane call, then an SDK-path call', false, 'sdk', 1],
+    ['an SDK-path call, then a lane call', true, 'lane', 1],
+    ['a lane call, then tools/list (answered before the cancellation)', false, 'tools/list', 0],
+  ] as const)('%s under one id, then its cancellation: only the later request is cancelled, as by the SDK alone (the lane cancelled the lane call too)', async (label, firstSdk, second, expected) => {
+    const id = `${era}-dup-${label.replace(/\W+/g, '-')}`;
+    client.write(JSON.stringify(request(id, 'rude__late', firstSdk)));
+    await reasonsFor(id);
+    const later = second === 'tools/list' ? { jsonrpc: '2.0', id, method: 'tools/list', params: era === 'modern' ? { _meta: envelope } : {} } : request(id, 'rude__late', second === 'sdk');
+    client.write(JSON.stringify(later));
+    await reasonsFor(id);
+    client.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `${id}: stop` } }));
+    await reasonsFor(id);
+    expect(await reasonsFor(id)).toHaveLength(expected);
+  });
+
+  it('an SDK-path call and a lane call under one id in one write, then its cancellation: the later one is cancelled, whichever path each took (the SDK could enter the earlier one after the lane call and take the id over)', async () => {
+    // One of the two hangs on another upstream, so whether rude.mjs is told of the cancellation says which call it ended.
+    const combos = [
+      [true, 'rude__late', 'odd__silent'],
+      [false, 'odd__silent', 'rude__late'],
+      [true, 'odd__silent', 'rude__late'],
+      [false, 'rude__late', 'odd__silent'],
+    ] as const;
+    const ended: string[] = [];
+    for (const [firstSdk, earlier, later] of combos) {
+      const id = `${era}-chunk-${String(firstSdk)}-${earlier}`;
+      client.write(`${JSON.stringify(request(id, earlier, firstSdk))}\n${JSON.stringify(request(id, later, !firstSdk))}`);
+      await reasonsFor(id);
+      client.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `${id}: stop` } }));
+      await reasonsFor(id);
+      ended.push((await reasonsFor(id)).length === 1 ? 'rude__late' : 'odd__silent');
+    }
+    expect(ended).toEqual(combos.map(([, , later]) => later));
+  });
+
+  it.each([
+    ['no "jsonrpc"', (params: Record<string, unknown>) => ({ method: 'notifications/cancelled', params })],
+    ['"jsonrpc": "1.0"', (params: Record<string, unknown>) => ({ jsonrpc: '1.0', method: 'notifications/cancelled', params })],
+    ['an id (a request, not a notification)', (params: Record<string, unknown>) => ({ jsonrpc: '2.0', id: `req-${String(params.requestId)}`, method: 'notifications/cancelled', params })],
+    ['an extra top-level key', (params: Record<string, unknown>) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params, extra: true })],
+  ])('with %s (the lane aborted the call and told the upstream)', async (label, cancel) => {
+    const key = label.replace(/\W+/g, '-');
+    expect(await cancelWith(`${era}-${key}-sdk`, true, cancel)).toEqual([]);
+    expect(await cancelWith(`${era}-${key}-lane`, false, cancel)).toEqual([]);
+    // The same cancellation well formed ends the call both ways: the calls above were cancellable.
+    const valid = (params: Record<string, unknown>): Record<string, unknown> => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params });
+    expect(await cancelWith(`${era}-${key}-sdk-valid`, true, valid)).toEqual([`${era}-${key}-sdk-valid: stop`]);
+    expect(await cancelWith(`${era}-${key}-lane-valid`, false, valid)).toEqual([`${era}-${key}-lane-valid: stop`]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallToolRequestSchema, JSONRPCRequestSchema } from '@modelcontextprotocol/core';
-import { encodeLaneResult, laneCall, laneErrorResponse } from '../../src/gateway/callLane.js';
+import { Server } from '@modelcontextprotocol/server';
+import { CallLane, encodeLaneResult, laneCall, laneErrorResponse, type LaneTarget } from '../../src/gateway/callLane.js';
 
 const envelope = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -121,5 +122,28 @@ describe('lane results are written as the SDK writes them', () => {
     expect(laneErrorResponse(3, Object.assign(new Error('gone'), { code: -32002 }))).toMatchObject({ error: { code: -32602, message: 'gone' } });
     expect(laneErrorResponse('x', new Error('boom'))).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32603, message: 'boom' } });
     expect(laneErrorResponse('x', undefined)).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32603, message: 'Internal error' } });
+  });
+});
+
+describe('lane calls are entered in the SDK Server map of running handlers', () => {
+  const target = (server: Server): LaneTarget => ({ era: 'legacy', server, serverInfo: info, ready: () => true, serve: () => new Promise(() => undefined) });
+
+  it('a lane call is entered under its id while it runs, so the SDK cancellation handler finds it', () => {
+    const server = new Server(info, { capabilities: { tools: {} } });
+    const lane = new CallLane(() => Promise.resolve());
+    lane.pin(target(server));
+    expect(lane.take(legacyCall)).toBe(true);
+    const running = (server as unknown as { _requestHandlerAbortControllers: Map<unknown, AbortController> })._requestHandlerAbortControllers;
+    expect(running.get(7)?.signal.aborted).toBe(false);
+    lane.close();
+    expect(running.get(7)?.signal.aborted).toBe(true);
+  });
+
+  it('an SDK without that map gets every call: the lane stays off', () => {
+    const server = new Server(info, { capabilities: { tools: {} } });
+    delete (server as unknown as Record<string, unknown>)._requestHandlerAbortControllers;
+    const lane = new CallLane(() => Promise.resolve());
+    lane.pin(target(server));
+    expect(lane.take(legacyCall)).toBe(false);
   });
 });

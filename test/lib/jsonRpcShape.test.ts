@@ -28,6 +28,11 @@ const odd: unknown[] = [
   { jsonrpc: '2.0', id: 1, method: 'ping', extra: 1 },
   { jsonrpc: '2.0', method: 'notifications/x', id: undefined, extra: true },
   { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: 1.5 } } },
+  // Integers, but not safe ones: the SDK schema refuses them (an id 1e21 was answered with id null).
+  { jsonrpc: '2.0', id: 1e21, method: 'tools/call', params: { name: 'x' } },
+  { jsonrpc: '2.0', id: 2 ** 53, method: 'ping' },
+  { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', _meta: { progressToken: 1e300 } } },
+  { jsonrpc: '2.0', id: 2 ** 53, result: {} },
   { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: null } } },
   { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 3 } } } },
   { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: [] } },

@@ -8,7 +8,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ServerConfig } from '../../src/config/types.js';
 import { sendToolCall, type CallContext } from '../../src/upstream/calls.js';
 import { directTransport, plainModernResult, sendDirectToolCall } from '../../src/upstream/directCall.js';
@@ -76,6 +76,21 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     expect(sdk.outcome).toEqual({ kind: 'timeout', ms: 1500 });
     // Counted, not timed: far more than one idle period's worth of progress came before the cap.
     expect(Math.min(sdk.progress.length, direct.progress.length)).toBeGreaterThan(4);
+  });
+
+  it('the wall clock set back an hour during a call does not hold it past its idle timeout (its timer read Date.now)', async () => {
+    const { client, transport, context } = await connect();
+    // Only Date is faked (a clock step such as NTP makes); timers and performance.now stay real.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const call = sendDirectToolCall(client, transport, 'silent', {}, {}, context);
+      vi.setSystemTime(Date.now() - 3_600_000);
+      // 400 ms on the real clock; an hour on the one that was read. 10 s is headroom, not a bound.
+      const stillWaiting = new Promise((resolve) => setTimeout(() => resolve('still waiting after 10 s'), 10_000).unref());
+      expect(await Promise.race([call, stillWaiting])).toEqual({ kind: 'timeout', ms: 400 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('the caller cancelling ends it as cancelled, before or during the call', async () => {
