@@ -5,7 +5,7 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
-import { LONGEST_TIMER_MS } from './config/validate.js';
+import { LONGEST_TIMER_MS } from './lib/timers.js';
 import type { BuiltShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';

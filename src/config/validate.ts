@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import AjvModule, { type ErrorObject } from 'ajv';
 import type { ConfigProblem } from './types.js';
 import { escapePointer } from './interpolate.js';
+import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { suggestNames } from '../discovery/suggest.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
@@ -15,12 +16,7 @@ const Ajv = AjvModule.default ?? AjvModule;
 /** Path of the published JSON Schema, at the package root beside `package.json`. */
 export const CONFIG_SCHEMA_URL = new URL('../../config.schema.json', import.meta.url);
 
-/**
- * The schema's maximum for every setting in ms: the longest delay a Node.js timer takes (2^31 - 1);
- * a longer one fires after 1 ms, so a call would time out at once, or a direct call's timer re-arm
- * every ms (breaker on 14f5a51).
- */
-export const LONGEST_TIMER_MS = 2_147_483_647;
+/** The schema's maximum for every setting in ms is {@link LONGEST_TIMER_MS}; a value over it is told why. */
 const TIMER_LIMIT_MESSAGE = `must be <= ${LONGEST_TIMER_MS} (about 24.8 days, the longest timer Node.js can set; a longer one fires at once)`;
 
 let compiled: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;

@@ -118,10 +118,13 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
 /**
  * The SDK's stdio transport, writing no line longer than a stdio client reads ({@link MAX_LINE_BYTES},
  * the same limit as inbound): a longer message is replaced, dropped or refused (stdioLine.ts), and
- * `warn` told why. Messages written while the client's pipe is full wait for one shared 'drain'
- * (lib/drain.ts): the SDK's send adds two listeners per message, O(n²) in a flood of upstream progress.
+ * `warn` told why. Each message is serialised once, to be measured and written. Writes behind a full
+ * pipe wait for one shared 'drain' (lib/drain.ts): the SDK's send adds two listeners per message,
+ * O(n²) in a flood of upstream progress. Errors on the stream reach the SDK's own listener.
  */
 class BoundedStdioTransport extends StdioServerTransport {
+  private ended = false;
+
   constructor(
     input: Readable,
     private readonly output: Writable,
@@ -130,28 +133,27 @@ class BoundedStdioTransport extends StdioServerTransport {
     super(input, output);
   }
 
-  override send(message: JSONRPCMessage): Promise<void> {
-    const verdict = fitLine(message, MAX_LINE_BYTES);
-    if (verdict.kind !== 'fits') this.warn(verdict.reason);
-    if (verdict.kind === 'drop') return Promise.resolve();
-    if (verdict.kind === 'refuse') return Promise.reject(new Error(`not sent: ${verdict.reason}`));
-    const sent = verdict.kind === 'replace' ? verdict.message : message;
-    // The usual case, a pipe with room: the SDK's own send.
-    return this.output.writableNeedDrain ? this.writeBehindFullPipe(sent) : super.send(sent);
+  override close(): Promise<void> {
+    this.ended = true;
+    return super.close();
   }
 
-  /** Writes `message` now (the stream keeps the order) and resolves when the pipe drains, as the SDK's send does; rejects once closed. */
-  private writeBehindFullPipe(message: JSONRPCMessage): Promise<void> {
-    // The SDK's own flag (SDK 2.4.0 StdioServerTransport `_closed`): its send refuses to write once closed.
-    if ((this as unknown as { _closed?: boolean })._closed === true) return Promise.reject(new Error('StdioServerTransport is closed'));
-    let line: string;
+  override send(message: JSONRPCMessage): Promise<void> {
+    if (this.ended || this.output.destroyed) return Promise.reject(new Error('StdioServerTransport is closed'));
+    let json: string;
     try {
-      line = `${JSON.stringify(message)}\n`;
+      json = JSON.stringify(message);
     } catch (error) {
       return Promise.reject(error as Error);
     }
-    this.output.write(line);
-    return nextDrain(this.output);
+    const verdict = fitLine(message, json, MAX_LINE_BYTES);
+    if (verdict.kind !== 'fits') {
+      this.warn(verdict.reason);
+      if (verdict.kind === 'drop') return Promise.resolve();
+      if (verdict.kind === 'refuse') return Promise.reject(new Error(`not sent: ${verdict.reason}`));
+      json = JSON.stringify(verdict.message);
+    }
+    return this.output.write(`${json}\n`) ? Promise.resolve() : nextDrain(this.output);
   }
 }
 

@@ -20,19 +20,13 @@ const FITS: LineVerdict = { kind: 'fits' };
 const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 
 /**
- * How `message` goes to a client that reads lines of at most `maxBytes` bytes (newline included): as
- * it is when its line fits; else a response becomes an error response (-32603) under its id, so the
- * request is answered; a notification (progress, a log message) is dropped, as it has no answer; a
- * request (sampling, elicitation) is refused, so it fails at once instead of ending the connection.
- * A message JSON cannot hold fits here (the transport's own serialisation reports it).
+ * How `message`, serialised as `json` (without its newline), goes to a client that reads lines of at
+ * most `maxBytes` bytes (newline included): as it is when its line fits; else a response becomes an
+ * error response (-32603) under its id, so the request is answered; a notification (progress, a log
+ * message) is dropped, as it has no answer; a request (sampling, elicitation) is refused, so it fails
+ * at once instead of ending the connection.
  */
-export function fitLine(message: JSONRPCMessage, maxBytes: number): LineVerdict {
-  let json: string;
-  try {
-    json = JSON.stringify(message);
-  } catch {
-    return FITS;
-  }
+export function fitLine(message: JSONRPCMessage, json: string, maxBytes: number): LineVerdict {
   // A UTF-16 unit is at most 3 UTF-8 bytes: the common message is told without counting bytes.
   if ((json.length + 1) * 3 <= maxBytes) return FITS;
   const bytes = Buffer.byteLength(json, 'utf8') + 1;

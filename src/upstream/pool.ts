@@ -6,7 +6,7 @@
  */
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
-import { LONGEST_TIMER_MS } from '../config/validate.js';
+import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { stableJson } from '../lib/hash.js';
 import { UpstreamConnection, type ConnectionOptions } from './connection.js';
 import { GroupWatchdog } from './watchdog.js';

@@ -1,6 +1,9 @@
 /** fitLine (gateway/stdioLine.ts): what goes to a stdio client whose line is at most N bytes. */
 import { describe, expect, it } from 'vitest';
-import { fitLine } from '../../src/gateway/stdioLine.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { fitLine as fitSerialised } from '../../src/gateway/stdioLine.js';
+
+const fitLine = (message: JSONRPCMessage, max: number) => fitSerialised(message, JSON.stringify(message), max);
 
 const MAX = 1024 * 1024;
 
