@@ -35,8 +35,11 @@ export function causeChain(error: unknown): string {
   return text || String(error);
 }
 
-/** Socket errors that mean no HTTP exchange took place with the host (Node's `code` on fetch's cause). */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
+/**
+ * Socket errors that mean no connection to the host was made (Node's `code` on fetch's cause). A
+ * reset or a socket error after connecting is not one: that server may still take SSE.
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * Whether `error` (or a cause under it, or an inner error of an AggregateError) says the host could

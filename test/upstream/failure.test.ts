@@ -67,5 +67,7 @@ describe('isUnreachable (newcomer report: the SSE fallback quoted its own failur
     expect(isUnreachable(new Error('Error POSTing to endpoint (HTTP 405): Method Not Allowed'))).toBe(false);
     expect(isUnreachable(Object.assign(new Error('spawn x ENOENT'), { code: 'ENOENT' }))).toBe(false);
     expect(isUnreachable('fetch failed')).toBe(false);
+    // Connected, then reset: the host is there, and an SSE-only server may still answer the fallback.
+    expect(isUnreachable(new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }))).toBe(false);
   });
 });
