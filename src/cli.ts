@@ -12,7 +12,22 @@ type Command = (argv: string[]) => Promise<number>;
 /** Writes one line of a command's output to stdout. */
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
-const serve: Command = async (argv) => (await import('./commands/serve.js')).runServe(argv, out);
+/**
+ * Longest wait, in ms, for stdout to take a served gateway's last output once it has shut down (its
+ * client closed stdin, or a signal came). A client that stopped reading its stdout would otherwise
+ * keep the gateway alive until killed: SIGTERM ended the upstreams and sessions, then the exit waited
+ * on a flush that never came (breaker2 on 995fe7f). 2 s, the SDK stdio client's own wait between
+ * closing stdin and SIGTERM (MCP spec, Lifecycle › Shutdown › stdio).
+ */
+const SERVE_FLUSH_GRACE_MS = 2000;
+
+/** Set by `serve`: the exit waits for stdout at most this long (other commands' output is theirs to read in full). */
+let flushGraceMs: number | undefined;
+
+const serve: Command = async (argv) => {
+  flushGraceMs = SERVE_FLUSH_GRACE_MS;
+  return (await import('./commands/serve.js')).runServe(argv, out);
+};
 
 /** Subcommands by name; anything else is `serve`'s flags. */
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -23,9 +38,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   auth: async (argv) => (await import('./commands/auth.js')).runAuth(argv, out),
 };
 
-/** Exits once everything written to stdout is handed to the OS (pipes may be asynchronous). */
+/** Exits once everything written to stdout is handed to the OS (pipes may be asynchronous), or after {@link flushGraceMs} when set. */
 function exitAfterFlush(code: number): void {
   process.stdout.write('', () => process.exit(code));
+  if (flushGraceMs !== undefined) setTimeout(() => process.exit(code), flushGraceMs).unref();
 }
 
 /** Exit code for bad usage (commands/common.ts `EXIT_USAGE`, not imported: it would load that module first). */

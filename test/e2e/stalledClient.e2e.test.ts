@@ -1,0 +1,74 @@
+/**
+ * A stdio client that stops reading its stdout (the gateway's output piles up behind a full pipe)
+ * still ends the gateway the usual ways, closing stdin or SIGTERM (MCP spec, Lifecycle › Shutdown ›
+ * stdio), with its upstreams: the exit waited for a flush of that output that never came, so the
+ * gateway lived on until killed (breaker2 on 995fe7f). A raw client over real pipes, as an SDK Client
+ * cannot be told to stop reading; rude.mjs floods 100,000 progress notifications (~8 MB) into a call.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { alive, cliPath, descendants, fixture, waitFor, writeConfig } from '../helpers/gateway.js';
+
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    child.stdout?.destroy();
+  }
+});
+
+/** Bytes process `pid` has read and written through syscalls (Linux /proc/<pid>/io: rchar, wchar). */
+function ioOf(pid: number): { read: number; written: number } {
+  const fields = Object.fromEntries(readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((line) => line.split(': ')));
+  return { read: Number(fields.rchar), written: Number(fields.wchar) };
+}
+
+/** Bytes of the flood that must sit unwritten in the gateway (read from the upstream, not written to stdout) before the client ends it. */
+const PENDING_BYTES = 2_000_000;
+
+/**
+ * A gateway whose client sent a flooding call and reads nothing; resolves once the gateway holds
+ * {@link PENDING_BYTES} more than it wrote since the call (read, as counted by the kernel, minus written).
+ */
+async function stalledGateway(): Promise<{ child: ChildProcess; upstreams: number[]; exited: Promise<unknown> }> {
+  const config = writeConfig({ mcpServers: { rude: { command: 'node', args: [fixture('rude.mjs')], exposure: 'direct', timeoutMs: 60_000 } } });
+  const child = spawn(process.execPath, [cliPath, '--config', config, '--no-share'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  started.push(child);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.stdout!.pause();
+  child.stdin!.on('error', () => undefined);
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stalled', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'rude__progressflood', arguments: { count: 100_000 }, _meta: { progressToken: 'flood' } } },
+  ];
+  // Served once the summary is on stderr; from then on the gateway's own reads are the flood.
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdin!.write(`${JSON.stringify(lines[0])}\n`);
+  expect(await waitFor(() => stderr.includes('first tools/list'), 60_000)).toBe(true);
+  const before = ioOf(child.pid!);
+  child.stdin!.write(lines.slice(1).map((line) => `${JSON.stringify(line)}\n`).join(''));
+  const pending = (): number => {
+    const now = ioOf(child.pid!);
+    return now.read - before.read - (now.written - before.written);
+  };
+  expect(await waitFor(() => pending() >= PENDING_BYTES, 60_000)).toBe(true);
+  const upstreams = descendants(child.pid!);
+  expect(upstreams.length).toBeGreaterThan(0);
+  return { child, upstreams, exited };
+}
+
+describe('a stdio client that stopped reading', () => {
+  it.each([
+    ['SIGTERM', (child: ChildProcess) => child.kill('SIGTERM')],
+    ['closing stdin', (child: ChildProcess) => child.stdin!.end()],
+  ])('%s ends the gateway and its upstreams though its output is not read', async (_how, end) => {
+    const { child, upstreams, exited } = await stalledGateway();
+    end(child);
+    const gone = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 30_000).unref())]);
+    expect(gone).toBe(true);
+    expect(await waitFor(() => upstreams.every((pid) => !alive(pid)), 10_000)).toBe(true);
+  }, 120_000);
+});
