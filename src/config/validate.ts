@@ -57,7 +57,9 @@ function describeError(error: ErrorObject): ConfigProblem[] {
     case 'additionalProperties': {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
       const known = Object.keys((error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
-      const [near] = suggestNames(extra, known, 1);
+      // Only a key that applies: "headers" offered for a stdio server's "hedaers" is refused next.
+      const foreign = known.includes('command') ? foreignKeys(error.data) : [];
+      const [near] = suggestNames(extra, known.filter((key) => !foreign.includes(key)), 1);
       return [{ path: `${error.instancePath}/${escapePointer(extra)}`, message: near ? `is not a known key; did you mean "${near}"?` : 'is not a known key' }];
     }
     case 'required': {
@@ -81,6 +83,18 @@ function describeError(error: ErrorObject): ConfigProblem[] {
   }
 }
 
+/** Keys only a stdio server takes, and keys only a remote one takes (DESIGN §12). */
+const STDIO_ONLY = ['args', 'env', 'cwd', 'inheritEnv'];
+const REMOTE_ONLY = ['headers', 'transport', 'auth'];
+
+/** The keys that do not apply to server entry `entry`: the remote-only ones with `command`, the stdio-only ones with `url`; none when it has both or neither. */
+function foreignKeys(entry: unknown): readonly string[] {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return [];
+  const hasCommand = Object.hasOwn(entry, 'command');
+  if (hasCommand === Object.hasOwn(entry, 'url')) return [];
+  return hasCommand ? REMOTE_ONLY : STDIO_ONLY;
+}
+
 function serverShapeProblems(raw: unknown): ConfigProblem[] {
   const servers = (raw as { mcpServers?: unknown } | null)?.mcpServers;
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) return [];
@@ -94,8 +108,7 @@ function serverShapeProblems(raw: unknown): ConfigProblem[] {
       problems.push({ path: at, message: hasCommand ? 'has both "command" and "url"; give one' : 'needs "command" (stdio) or "url" (remote)' });
       continue;
     }
-    const foreign = hasCommand ? ['headers', 'transport', 'auth'] : ['args', 'env', 'cwd', 'inheritEnv'];
-    for (const field of foreign.filter((f) => Object.hasOwn(entry, f))) {
+    for (const field of foreignKeys(entry).filter((f) => Object.hasOwn(entry, f))) {
       problems.push({ path: `${at}/${field}`, message: `does not apply to a ${hasCommand ? 'stdio' : 'remote'} server` });
     }
   }

@@ -220,6 +220,17 @@ describe('a misspelt key (newcomer report)', () => {
       { path: '/mcpServers/a/lazzy', message: 'is not a known key; did you mean "lazy"?' },
     ]);
   });
+
+  it('suggests only a key that applies to the server\'s kind: no "headers" for a stdio server, no "args" or "env" for a remote one (breaker2 on 995fe7f)', () => {
+    expect(problemsOf('{"mcpServers":{"s":{"command":"x","hedaers":{},"auht":{},"arg":[]},"r":{"url":"https://h/mcp","ars":[],"envv":{},"hedaers":{}}}}')).toEqual([
+      { path: '/mcpServers/r/ars', message: 'is not a known key' },
+      { path: '/mcpServers/r/envv', message: 'is not a known key' },
+      { path: '/mcpServers/r/hedaers', message: 'is not a known key; did you mean "headers"?' },
+      { path: '/mcpServers/s/arg', message: 'is not a known key; did you mean "args"?' },
+      { path: '/mcpServers/s/auht', message: 'is not a known key' },
+      { path: '/mcpServers/s/hedaers', message: 'is not a known key' },
+    ]);
+  });
 });
 
 describe('a disabled server (issue #8 point 9)', () => {
