@@ -48,8 +48,12 @@ export interface Running {
   /** The `/mcp` URL in HTTP mode. */
   readonly url?: string;
   readonly summary: StartSummary;
-  /** {@link Running.summary} again once every upstream start under way at the summary has ended. */
-  readonly started: Promise<StartSummary>;
+  /**
+   * {@link Running.summary} again once every upstream start under way at the summary has ended;
+   * undefined when the gateway began shutting down first (the shutdown ended those starts, so the
+   * summary would report every upstream closed).
+   */
+  readonly started: Promise<StartSummary | undefined>;
   /** Ends every session and upstream process; idempotent. */
   shutdown(): Promise<void>;
   /** Resolves once shut down (client gone, signal, or shutdown()). */
@@ -228,7 +232,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   } else {
     await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioConnection());
   }
-  const started = opened.pool.startsEnded().then(() => opened.summary());
+  const started = opened.pool.startsEnded().then(() => (shuttingDown ? undefined : opened.summary()));
   return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), started, shutdown, closed };
 }
 

@@ -175,7 +175,7 @@ async function serve(
   if (starting.signal.aborted) void running.shutdown();
   for (const line of formatSummary(running.summary)) logger.info(line);
   // Served before every upstream was up (start-up wait, cached catalogue): say when they are (newcomer report).
-  if (running.summary.upstreams.some((u) => u.status === 'starting')) void running.started.then((now) => logger.info(upstreamsLine(now.upstreams, 'upstreams now')));
+  if (running.summary.upstreams.some((u) => u.status === 'starting')) void running.started.then((now) => now && logger.info(upstreamsLine(now.upstreams, 'upstreams now')));
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
   if (listen && process.env.npm_command !== undefined) stopWhenOrphaned(stop, logger);
   if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);
