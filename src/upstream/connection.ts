@@ -120,7 +120,7 @@ export class UpstreamConnection {
   /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; issue #9 point 3). */
   private readonly resources = new ResourceSubscriptions(
     () => (this.status === 'ready' ? this.client : undefined),
-    (error) => this.options.logger.debug(`upstream "${this.key}": subscribing resources again: ${error.message}`),
+    (error) => this.options.logger.debug(`upstream "${this.key}": subscribing resources again: ${this.said(error)}`),
   );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
@@ -153,6 +153,7 @@ export class UpstreamConnection {
     this.relister = new Relister({
       key,
       logger: options.logger,
+      said: (error) => this.said(error),
       listTimeoutMs: () => this.startTimeoutMs(),
       readyClient: () => (this.status === 'ready' ? this.client : undefined),
       tools: () => this.tools,
@@ -316,6 +317,15 @@ export class UpstreamConnection {
     return generation === this.generation && !this.isClosed();
   }
 
+  /**
+   * `error` in words fit for a log line: a remote upstream's URL left out as in its start failure
+   * (fetch quotes a URL with credentials whole, user, password, query and all, and debug lines
+   * printed them; breaker2 on 995fe7f), a stdio upstream's message as it is.
+   */
+  private said(error: unknown): string {
+    return describeFailure(error, isRemote(this.server) ? { url: this.server.url } : {});
+  }
+
   private async connect(generation: number, deadline: number): Promise<void> {
     const make = this.options.transports ?? transportsFor(this.options.baseDir, this.options.groups);
     let lastError: unknown = new Error('no transport for this server');
@@ -325,11 +335,11 @@ export class UpstreamConnection {
       try {
         const client = await this.connectInEra(candidate, generation, deadline);
         client.onclose = () => this.onClosed(client);
-        client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${error.message}`);
+        client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${this.said(error)}`);
         // A list_changed on a call's stream must not run the re-list as part of that call.
         client.setNotificationHandler('notifications/tools/list_changed', () => outsideCalls(() => this.relister.schedule()));
         client.fallbackNotificationHandler = async (notification) => this.notifications?.push(this.withOwner(notification as UpstreamNotification));
-        listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${error.message}`));
+        listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${this.said(error)}`));
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;
@@ -345,7 +355,7 @@ export class UpstreamConnection {
         // Credentials are refused whatever the transport, and a host that cannot be reached stays so:
         // trying SSE would only ask again, or quote its own failure instead of the first one.
         if (signInFailure(error) || isUnreachable(error)) break;
-        this.options.logger.debug(`upstream "${this.key}": ${error instanceof Error ? error.message : String(error)}; trying the next transport`);
+        this.options.logger.debug(`upstream "${this.key}": ${this.said(error)}; trying the next transport`);
       }
     }
     throw lastError;

@@ -23,6 +23,8 @@ export interface RelistHooks {
   /** The upstream's server key, for log lines. */
   readonly key: string;
   readonly logger: Logger;
+  /** An error in words fit for a log line (no URL credentials). */
+  said(error: unknown): string;
   /** Time limit for one whole listing, in ms (the start timeout). */
   listTimeoutMs(): number;
   /** The client while the upstream is ready, else undefined (a due re-list then does nothing). */
@@ -122,7 +124,7 @@ export class Relister {
     try {
       this.hooks.setTools(await this.list(client, Date.now() + this.hooks.listTimeoutMs()));
     } catch (error) {
-      this.hooks.logger.warn(`upstream "${this.hooks.key}": re-list failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.hooks.logger.warn(`upstream "${this.hooks.key}": re-list failed: ${this.hooks.said(error)}`);
     }
     if (changedSince(before, this.hooks.tools())) this.hooks.onToolsChanged();
   }
