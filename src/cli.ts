@@ -7,25 +7,19 @@
  * stdout is the MCP channel, which the SDK transport writes itself).
  */
 
+import { CLIENT_GONE_GRACE_MS } from './lib/timers.js';
+
 type Command = (argv: string[]) => Promise<number>;
 
 /** Writes one line of a command's output to stdout. */
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
-/**
- * Longest wait, in ms, for stdout to take a served gateway's last output once it has shut down (its
- * client closed stdin, or a signal came). A client that stopped reading its stdout would otherwise
- * keep the gateway alive until killed: SIGTERM ended the upstreams and sessions, then the exit waited
- * on a flush that never came (breaker2 on 995fe7f). 2 s, the SDK stdio client's own wait between
- * closing stdin and SIGTERM (MCP spec, Lifecycle › Shutdown › stdio).
- */
-const SERVE_FLUSH_GRACE_MS = 2000;
 
-/** Set by `serve`: the exit waits for stdout at most this long (other commands' output is theirs to read in full). */
+/** Set by `serve`: the exit waits for stdout at most this long, {@link CLIENT_GONE_GRACE_MS} (other commands' output is theirs to read in full). */
 let flushGraceMs: number | undefined;
 
 const serve: Command = async (argv) => {
-  flushGraceMs = SERVE_FLUSH_GRACE_MS;
+  flushGraceMs = CLIENT_GONE_GRACE_MS;
   return (await import('./commands/serve.js')).runServe(argv, out);
 };
 

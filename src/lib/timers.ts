@@ -4,3 +4,11 @@
  * timer every ms (breaker on 14f5a51). Source: Node.js docs, `setTimeout(callback[, delay])`.
  */
 export const LONGEST_TIMER_MS = 2_147_483_647;
+
+/**
+ * How long a stdio gateway (or the relay of a shared instance's client) still hands output to a
+ * client that closed its stdin or was signalled, in ms, before it ends anyway: a client that stopped
+ * reading its stdout would otherwise keep it alive until killed (breaker2 on 995fe7f). 2 s, the SDK
+ * stdio client's own wait between closing stdin and SIGTERM (MCP spec, Lifecycle › Shutdown › stdio).
+ */
+export const CLIENT_GONE_GRACE_MS = 2000;

@@ -11,6 +11,7 @@ import { closeSync, openSync, readFileSync, statSync, truncateSync } from 'node:
 import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { ensurePrivateDir } from '../lib/stateDir.js';
+import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
 import { instancePid, processAlive } from './claim.js';
 import type { InstancePaths } from './paths.js';
 
@@ -110,12 +111,16 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<numb
   options.note(`toolshelf: serving through the shared instance (pid ${instancePid(options.paths) ?? '?'}, log ${options.paths.log}); --no-share runs a gateway of its own`);
   let clientEnded = false;
   return new Promise<number>((resolve) => {
+    let gone: NodeJS.Timeout | undefined;
     options.input.once('end', () => {
       clientEnded = true;
       socket.end();
+      // The instance's last output waits for a client that may have stopped reading: give up on it then.
+      gone = setTimeout(() => socket.destroy(), CLIENT_GONE_GRACE_MS);
     });
     socket.on('error', () => undefined);
     socket.once('close', () => {
+      clearTimeout(gone);
       options.input.unpipe(socket);
       if (!clientEnded) options.note('toolshelf: the shared instance went away; the next start replaces it');
       resolve(clientEnded ? 0 : 1);
