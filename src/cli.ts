@@ -14,7 +14,6 @@ type Command = (argv: string[]) => Promise<number>;
 /** Writes one line of a command's output to stdout. */
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
-
 /** Set by `serve`: the exit waits for stdout at most this long, {@link CLIENT_GONE_GRACE_MS} (other commands' output is theirs to read in full). */
 let flushGraceMs: number | undefined;
 
