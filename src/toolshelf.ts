@@ -6,6 +6,7 @@
 import { serverOfName, serverPrefixes } from './catalog/naming.js';
 import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
+import { problemLine } from './config/report.js';
 import type { HttpFront } from './gateway/http.js';
 import type { ModernFront } from './gateway/modern/front.js';
 import type { SocketFront } from './gateway/socketFront.js';
@@ -268,7 +269,7 @@ async function watchForReload(file: { path: string; text: string }, opened: Open
       }
     },
     onInvalid: (problems) => {
-      const lines = problems.map((p) => `  ${p.path}: ${p.message}`);
+      const lines = problems.map(problemLine);
       logger.error(`config ${file.path} has ${problems.length} problem(s); the running config is kept:\n${lines.join('\n')}`);
     },
   });

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load.js';
+import { problemLine } from '../config/report.js';
 import type { Config } from '../config/types.js';
 import { err, ok, type Result } from '../lib/result.js';
 import type { LogLevel } from '../trace/log.js';
@@ -70,7 +71,7 @@ export function loadOrReport(given: string | undefined, err: (text: string) => v
   const path = chooseConfig(given, process.cwd(), err);
   const loaded = loadConfig(path, process.env);
   if (loaded.ok) return loaded.value;
-  const lines = loaded.error.map((p) => `  ${p.path}: ${p.message}`);
+  const lines = loaded.error.map(problemLine);
   err(`toolshelf: ${path} has ${loaded.error.length} problem(s):\n${lines.join('\n')}\n`);
   return undefined;
 }
