@@ -33,6 +33,13 @@ export interface ModernStdio {
   close(): void;
 }
 
+/**
+ * Most bytes waiting unread for a stdio client before notifications to it are dropped (twice the
+ * longest line, so one whole message always fits behind the backlog). Bounds the gateway's memory
+ * when a client stops reading during an upstream's progress flood (breaker2 finding).
+ */
+export const MAX_BACKLOG_BYTES = 2 * STDIO_DEFAULT_MAX_BUFFER_SIZE;
+
 /** Longest accepted stdin line in bytes, newline included: the SDK's own buffer (10 MiB). */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
@@ -122,8 +129,10 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
  * pipe wait for one shared 'drain' (lib/drain.ts): the SDK's send adds two listeners per message,
  * O(n²) in a flood of upstream progress. Errors on the stream reach the SDK's own listener.
  */
-class BoundedStdioTransport extends StdioServerTransport {
+export class BoundedStdioTransport extends StdioServerTransport {
   private ended = false;
+  /** Notifications dropped since the backlog went over {@link MAX_BACKLOG_BYTES}; undefined while under it. */
+  private shed: number | undefined;
 
   constructor(
     input: Readable,
@@ -140,6 +149,7 @@ class BoundedStdioTransport extends StdioServerTransport {
 
   override send(message: JSONRPCMessage): Promise<void> {
     if (this.ended || this.output.destroyed) return Promise.reject(new Error('StdioServerTransport is closed'));
+    if (this.shedding(message)) return Promise.resolve();
     let json: string;
     try {
       json = JSON.stringify(message);
@@ -154,6 +164,27 @@ class BoundedStdioTransport extends StdioServerTransport {
       json = JSON.stringify(verdict.message);
     }
     return this.output.write(`${json}\n`) ? Promise.resolve() : nextDrain(this.output);
+  }
+
+  /**
+   * Whether to drop `message`: a notification (progress, a log line) while more than
+   * {@link MAX_BACKLOG_BYTES} wait unread for the client, so an upstream's flood to a client that
+   * stopped reading cannot grow memory without bound. Responses and requests are always kept: each
+   * answers or asks for one call. Warns once when shedding starts and once when it ends.
+   */
+  private shedding(message: JSONRPCMessage): boolean {
+    const backlogged = this.output.writableLength > MAX_BACKLOG_BYTES;
+    if (!backlogged && this.shed !== undefined) {
+      this.warn(`the client reads again; ${this.shed} notification(s) were dropped while it did not`);
+      this.shed = undefined;
+    }
+    if (!backlogged || 'id' in message) return false;
+    if (this.shed === undefined) {
+      this.warn(`the client is not reading: over ${MAX_BACKLOG_BYTES / (1024 * 1024)} MiB wait for it, so notifications are dropped until it reads again`);
+      this.shed = 0;
+    }
+    this.shed += 1;
+    return true;
   }
 }
 
