@@ -59,7 +59,7 @@ describe.each(['legacy', 'modern'] as const)('a %s client: the lane answers as t
   beforeAll(async () => {
     gw = startRawStdio(config);
     if (era === 'legacy') await gw.initialize();
-    else expect((await gw.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+    else await gw.discover(envelope);
   });
   afterAll(async () => {
     await gw.close();

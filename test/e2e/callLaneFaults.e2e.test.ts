@@ -24,7 +24,7 @@ beforeAll(async () => {
     },
   });
   gw = startRawStdio(config);
-  expect((await gw.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+  await gw.discover(envelope);
 });
 afterAll(async () => {
   await gw.close();
@@ -92,7 +92,7 @@ describe('a connection that opened with server/discover is pinned to the modern 
   ])('a modern call %s, then a legacy initialize: the initialize is refused and modern calls go on', async (_label, sdk) => {
     const probe = startRawStdio(config);
     try {
-      expect((await probe.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+      await probe.discover(envelope);
       expect((await probe.request(call('first', 'rude__args', envelope, sdk))).result).toBeDefined();
       const init = await probe.request({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'switcher', version: '1' } } });
       expect(init.error).toBeDefined();
@@ -205,7 +205,7 @@ describe.each(['legacy', 'modern'] as const)('a %s client over stdio: a cancella
   beforeAll(async () => {
     client = startRawStdio(config);
     if (era === 'legacy') await client.initialize();
-    else expect((await client.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } })).result).toBeDefined();
+    else await client.discover(envelope);
   });
   afterAll(async () => {
     await client.close();

@@ -70,7 +70,7 @@ describe.each(['legacy', 'modern'] as const)('a %s client over raw stdio', (era)
   beforeAll(async () => {
     raw = startRawStdio(config);
     if (era === 'legacy') await raw.initialize();
-    else expect((await raw.request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: ENVELOPE } })).result).toBeDefined();
+    else await raw.discover(ENVELOPE);
   });
   afterAll(async () => {
     await raw.close();

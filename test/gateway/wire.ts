@@ -35,6 +35,8 @@ export interface RawStdio {
   reply(line: string, ms?: number): Promise<Message>;
   /** Sends `initialize` and `notifications/initialized`. */
   initialize(): Promise<Message>;
+  /** Opens the connection in the 2026-07-28 era: `server/discover` with `envelope` as its `_meta`; rejects unless answered with a result. */
+  discover(envelope: Record<string, unknown>): Promise<Message>;
   /** Ends stdin and resolves with the exit code (SIGKILL after 5 s). */
   close(): Promise<number | null>;
 }
@@ -92,6 +94,11 @@ export function startRawStdio(configPath: string): RawStdio {
     async initialize() {
       const answer = await request(initializeRequest('init'));
       write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      return answer;
+    },
+    async discover(envelope) {
+      const answer = await request({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: envelope } });
+      if (answer.result === undefined) throw new Error(`server/discover was not answered with a result: ${JSON.stringify(answer)}`);
       return answer;
     },
     async close() {
