@@ -7,14 +7,22 @@
 // (the default over stdio: client → stdio front → Unix socket → shared instance → upstream). A bare
 // Node relay (bench/fixtures/relay.mjs: parse and re-serialise each line, nothing else) is the floor
 // of any Node process in the middle on the same machine.
+// What is measured is the steady state of a long-lived process, so each path is first warmed up
+// (--warmup calls, one path after the other): V8 compiles a path's per-call code as it runs, and the
+// gateway's CPU per call only settles after about 4,000 calls (500 µs per call over its first 1,000,
+// 90 µs from its 5,000th on, on the 2-core machine of the README figures); the p50 of each path's first
+// 1,000 warm-up calls is printed beside the steady figures, so that cost is not hidden.
 // Calls are one at a time, in interleaved rounds (each round runs every path for --batch calls), so a
-// busy machine slows every path alike; the added latency is the gateway path's p50 minus the direct
+// busy machine slows every path alike; a path idle while the seven others run comes back cold, so
+// batches are long (with 50-call batches that cold start lands on a large share of the calls of every
+// path and doubles every added figure). The added latency is the gateway path's p50 minus the direct
 // path's p50 of the same era, and, paired by round, the median over rounds of that difference within
-// each round (drift between rounds cancels out). Latency on a shared machine is noisy, so the CPU time each path's process
-// tree spent per call (utime + stime from /proc, over the measured rounds) is printed beside it: the
-// work toolshelf adds, whatever else runs. The shared instance outlives the front that started it and
-// serves others, so the shared rows show latency only. Unique payloads; exits 1 unless every call returned its own payload.
-// Run after a build: `npm run bench:overhead` (options: --rounds 40 --batch 50 --warmup 300).
+// each round (drift between rounds cancels out). Latency on a shared machine is noisy, so the CPU time
+// each path's process tree spent per call (utime + stime from /proc, over the measured rounds) is
+// printed beside it: the work toolshelf adds, whatever else runs. The shared instance outlives the
+// front that started it and serves others, so the shared rows show latency only. Unique payloads;
+// exits 1 unless every call returned its own payload.
+// Run after a build: `npm run bench:overhead` (options: --rounds 6 --batch 1000 --warmup 6000).
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,14 +37,16 @@ const everything = join(root, 'node_modules/@modelcontextprotocol/server-everyth
 const modernOnly = join(root, 'test/fixtures/servers/modernOnly.mjs');
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '40' },
-    batch: { type: 'string', default: '50' },
-    warmup: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '6' },
+    batch: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '6000' },
   },
 });
 const ROUNDS = Number(values.rounds);
 const BATCH = Number(values.batch);
 const WARMUP = Number(values.warmup);
+/** How many of a path's first warm-up calls make the cold-start column. */
+const FIRST = 1000;
 const state = mkdtempSync(join(tmpdir(), 'toolshelf-overhead-'));
 const env = { ...process.env, TOOLSHELF_STATE_DIR: state, TOOLSHELF_SHARE: '1' };
 
@@ -64,7 +74,7 @@ async function connect(era, via) {
   const tool = via === 'direct' || via === 'relay' ? spec.tool : `up__${spec.tool}`;
   const listed = (await client.listTools()).tools.map((t) => t.name);
   if (!listed.includes(tool)) throw new Error(`${era} ${via}: ${tool} not listed (${listed.join(', ')})`);
-  return { era, via, client, tool, pid: transport.pid, latencies: [], rounds: [], wrong: 0 };
+  return { era, via, client, tool, pid: transport.pid, latencies: [], rounds: [], first: [], wrong: 0 };
 }
 
 async function calls(path, n, record) {
@@ -77,6 +87,7 @@ async function calls(path, n, record) {
     const ms = performance.now() - t0;
     if (result.isError || result.content?.[0]?.text !== spec.expect(payload)) path.wrong += 1;
     if (record) batch.push(ms);
+    else if (path.first.length < FIRST) path.first.push(ms);
   }
   if (record) {
     path.latencies.push(...batch);
@@ -113,14 +124,14 @@ try {
   for (const path of paths) path.cpuMs += treeCpuMs(path.pid);
   const stats = new Map(paths.map((p) => {
     const sorted = [...p.latencies].sort((a, b) => a - b);
-    return [`${p.era}/${p.via}`, { p50: pct(sorted, 50), p90: pct(sorted, 90), p99: pct(sorted, 99), cpuUs: (1000 * p.cpuMs) / sorted.length }];
+    return [`${p.era}/${p.via}`, { p50: pct(sorted, 50), p90: pct(sorted, 90), p99: pct(sorted, 99), cpuUs: (1000 * p.cpuMs) / sorted.length, first: pct([...p.first].sort((a, b) => a - b), 50) }];
   }));
   const label = { direct: 'direct', relay: 'bare Node relay (the floor)', unshared: 'through toolshelf (`--no-share`)', shared: 'through toolshelf (shared, the stdio default)' };
   const lines = [
-    `One call at a time over stdio, ${ROUNDS} interleaved rounds × ${BATCH} calls per path (${WARMUP} warm-up calls each); Node ${process.version}.`,
+    `One call at a time over stdio, ${ROUNDS} interleaved rounds × ${BATCH} calls per path (${WARMUP} warm-up calls each first); Node ${process.version}.`,
     '',
-    '| era | path | p50 ms | p90 ms | p99 ms | added p50 ms | added p50, paired by round | p50 ratio | CPU per call µs | added CPU µs |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| era | path | p50 ms | p90 ms | p99 ms | added p50 ms | added p50, paired by round | p50 ratio | CPU per call µs | added CPU µs | first ${FIRST} calls: p50 ms | added |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const p of paths) {
     const s = stats.get(`${p.era}/${p.via}`);
@@ -130,7 +141,7 @@ try {
     const ratio = p.via === 'direct' ? '—' : `${(s.p50 / base.p50).toFixed(2)}×`;
     const cpu = p.via === 'shared' ? '—' : String(Math.round(s.cpuUs));
     const addedCpu = p.via === 'unshared' || p.via === 'relay' ? String(Math.round(s.cpuUs - base.cpuUs)) : '—';
-    lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${paired} | ${ratio} | ${cpu} | ${addedCpu} |`);
+    lines.push(`| ${p.era} | ${label[p.via]} | ${f(s.p50)} | ${f(s.p90)} | ${f(s.p99)} | ${added} | ${paired} | ${ratio} | ${cpu} | ${addedCpu} | ${f(s.first)} | ${p.via === 'direct' ? '—' : f(s.first - base.first)} |`);
   }
   console.log(lines.join('\n'));
   const wrong = paths.reduce((n, p) => n + p.wrong, 0);
