@@ -120,9 +120,13 @@ export class GatewaySession {
     else if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
       const uri = clientUri(this.options.passthrough.routes, server, params.uri);
       if (this.subscriptions.has(uri)) send(method, { ...params, uri });
-    } else if (method === 'notifications/message' && this.capabilities.logging && params) {
-      send(method, upstreamLog(server, params));
-    }
+    } else if (method === 'notifications/message' && params) this.sendLog(server, params);
+  }
+
+  /** Sends an upstream's log message to this client, logger prefixed with the server key (when logging is offered at all). */
+  private sendLog(server: string, params: Record<string, unknown>): void {
+    if (!this.capabilities.logging) return;
+    void this.server.notification({ method: 'notifications/message', params: upstreamLog(server, params) } as never).catch(() => undefined);
   }
 
   /** The client's `clientInfo.name`, once initialized. */
@@ -231,7 +235,9 @@ export class GatewaySession {
    * POST's SSE response, which every client reads; issue #8 point 2).
    */
   private originFor(extra: Extra): RequestOrigin {
-    return { session: this.options.id, ask: (method, params, signal) => this.ask(method, params, signal, extra) };
+    // A log sent during this client's call is this client's alone: broadcast, one client's call
+    // leaked what it logged (file names, queries) to every other legacy client (breaker3).
+    return { session: this.options.id, ask: (method, params, signal) => this.ask(method, params, signal, extra), log: (server, params) => this.sendLog(server, params) };
   }
 
   /** Whether this client declared the capability an upstream request needs (sampling, elicitation, roots). */

@@ -422,9 +422,9 @@ export class UpstreamConnection {
   }
 
   /**
-   * A log message sent during a client's request goes to that client alone when its origin takes
-   * logs (a modern client); which request it belongs to is decided as for sampling (callRouting.ts).
-   * Anything else, or a log nobody can be named for, is passed to every session as before.
+   * A log message sent during a client's request goes to that client alone (a legacy session, or a
+   * modern call's own stream); which request it belongs to is decided as for sampling (callRouting.ts).
+   * A log nobody can be named for (outside any call, or ambiguous) is passed to every legacy session.
    */
   private withOwner(notification: UpstreamNotification): UpstreamNotification {
     if (notification.method !== 'notifications/message') return notification;

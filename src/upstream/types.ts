@@ -43,8 +43,9 @@ export interface RequestOrigin {
   /**
    * Delivers a `notifications/message` that upstream `server` sent during this request to its client
    * alone (a modern client: on the request's own stream, at the level its `_meta` asked, nothing
-   * without one). Absent: the client takes upstream log messages as a session (legacy broadcast).
-   * Source: MCP spec 2026-07-28, Server › Utilities › Logging; issue #9 point 3.
+   * without one; a legacy client: to its session). Absent: the log goes to every legacy session.
+   * Source: MCP spec 2026-07-28, Server › Utilities › Logging; issue #9 point 3; breaker3 (a legacy
+   * client's call logged to every other legacy client).
    */
   log?(server: string, params: Record<string, unknown>): void;
 }

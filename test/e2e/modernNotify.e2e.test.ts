@@ -221,3 +221,33 @@ describe('modern stdio clients of one shared instance', () => {
     expect(seenB.updates).toEqual(['note://b']);
   });
 });
+
+describe('legacy clients of one HTTP gateway: an upstream log during a call reaches that call’s client alone (breaker3)', () => {
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    gateway = await startHttp(writeConfig({ mcpServers: { notifier: { command: 'node', args: [fixture('notifier.mjs')], exposure: 'direct', protocol: 'legacy' } } }));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('A sets the level and calls chatty: A gets the three lines, B none; B’s own call then gets B’s lines alone', async () => {
+    const a = await gateway.connect('legacy-logger-a');
+    const b = await gateway.connect('legacy-logger-b');
+    const seenA = recording(a);
+    const seenB = recording(b);
+    await a.setLoggingLevel('debug');
+    expect(textOf(await a.callTool({ name: 'notifier__chatty', arguments: { text: 'private to a' } }))).toBe('said private to a');
+    expect(await waitFor(() => seenA.logs.length === 3)).toBe(true);
+    expect(seenA.logs.map((l) => [l.level, l.data, l.logger])).toEqual([
+      ['debug', 'debug: private to a', 'notifier/chat'],
+      ['info', 'info: private to a', 'notifier/chat'],
+      ['warning', 'warning: private to a', 'notifier/chat'],
+    ]);
+    // B's own call afterwards: its logs are B's, and A's never arrived before them.
+    expect(textOf(await b.callTool({ name: 'notifier__chatty', arguments: { text: 'for b' } }))).toBe('said for b');
+    expect(await waitFor(() => seenB.logs.length === 3)).toBe(true);
+    expect(seenB.logs.map((l) => l.data)).toEqual(['debug: for b', 'info: for b', 'warning: for b']);
+    expect(seenA.logs).toHaveLength(3);
+  });
+});
