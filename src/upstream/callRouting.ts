@@ -68,9 +68,21 @@ export const ABANDONED_MS = 600_000;
 /** Most abandoned calls remembered per upstream connection; the oldest are forgotten first. */
 const MAX_ABANDONED = 256;
 
+/** A client's turn on one upstream: its requests from the upstream not yet answered, and when the last one was (performance.now ms). */
+interface Turn {
+  open: number;
+  endedAt: number;
+}
+
 /** One per upstream connection: the requests waiting on it, by client, oldest first. */
 export class CallRouter {
   private readonly waiting = new Set<Pending>();
+  /**
+   * By client session: the upstream's requests to it (sampling, elicitation, roots/list) still open.
+   * While one is, that client's calls on this upstream are not idle (their upstream waits on the
+   * client: a person may be answering), so their idle timeout must not end them (breaker3).
+   */
+  private readonly turns = new Map<string, Turn>();
   /** Calls the gateway stopped waiting for without an answer (cancelled, timed out), with when they stop counting. */
   private readonly abandoned: { readonly origin: RequestOrigin; readonly until: number }[] = [];
 
@@ -100,7 +112,43 @@ export class CallRouter {
       return value;
     } finally {
       this.waiting.delete(pending);
+      this.dropTurn(pending.origin.session);
     }
+  }
+
+  /**
+   * Runs `ask`, the upstream's request put to `origin`'s client, as that client's turn: until it
+   * settles, {@link clientActiveAt} for the client's calls is now.
+   */
+  async asking<T>(origin: RequestOrigin, ask: () => Promise<T>): Promise<T> {
+    const turn = this.turns.get(origin.session) ?? { open: 0, endedAt: 0 };
+    this.turns.set(origin.session, turn);
+    turn.open += 1;
+    try {
+      return await ask();
+    } finally {
+      turn.open -= 1;
+      turn.endedAt = performance.now();
+      this.dropTurn(origin.session);
+    }
+  }
+
+  /**
+   * When a call made for `origin` last waited on its client, in performance.now ms: now while one of
+   * the upstream's requests to that client is open, else when the last one was answered (0: never;
+   * an untracked call: never). A call's idle time counts from the later of this and its own last progress.
+   */
+  clientActiveAt(origin: RequestOrigin | undefined): number {
+    const turn = origin && this.turns.get(origin.session);
+    if (turn === undefined) return 0;
+    return turn.open > 0 ? performance.now() : turn.endedAt;
+  }
+
+  /** Forgets a client's turn once nothing of it is open and none of its calls waits (kept while a call may still read it). */
+  private dropTurn(session: string): void {
+    if (this.turns.get(session)?.open !== 0) return;
+    for (const p of this.waiting) if (p.origin.session === session) return;
+    this.turns.delete(session);
   }
 
   /** Forgets abandoned calls: the upstream they ran on has ended. */

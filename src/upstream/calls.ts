@@ -11,7 +11,8 @@ import { ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { classifyFailure, isSessionExpired, notSentReason } from './outcome.js';
-import { capTotal } from './totalCap.js';
+import { LONGEST_TIMER_MS } from '../lib/timers.js';
+import { capIdle, capTotal } from './totalCap.js';
 import type { CallOptions, CallOutcome } from './types.js';
 
 /** Default per-call idle timeout in ms, reset by progress (the SDK's own default; DESIGN §11). */
@@ -40,11 +41,17 @@ export interface CallContext {
   isCurrent(client: Client): boolean;
   /** Time until the next restart in ms, when one is scheduled. */
   retryInMs(): number | undefined;
+  /**
+   * When the call last waited on its own client (performance.now ms; now while the upstream's
+   * request to that client is open; 0 never): a call is idle only from then (callRouting.ts).
+   */
+  clientActiveAt(): number;
 }
 
 /**
  * Sends `tools/call` for `name` (the upstream's own tool name) with the idle timeout in ms
- * (`options.timeoutMs`, else the server's, else {@link DEFAULT_CALL_TIMEOUT_MS}), reset by progress,
+ * (`options.timeoutMs`, else the server's, else {@link DEFAULT_CALL_TIMEOUT_MS}), reset by progress
+ * and not running while the upstream waits on the call's client (`context.clientActiveAt`),
  * and the total cap (`options.maxTotalMs`, else the server's, else {@link DEFAULT_MAX_TOTAL_MS}, never
  * below the idle timeout). Resolves to the result verbatim or a failure outcome per
  * {@link classifyFailure}; {@link SESSION_EXPIRED} for an expired remote session. Never rejects.
@@ -58,15 +65,19 @@ export async function sendToolCall(
 ): Promise<CallOutcome | typeof SESSION_EXPIRED> {
   const timeoutMs = options.timeoutMs ?? context.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const capped = capTotal(Math.max(timeoutMs, options.maxTotalMs ?? context.server.maxTotalMs ?? DEFAULT_MAX_TOTAL_MS), options.signal);
+  const idle = capIdle(timeoutMs, () => context.clientActiveAt(), capped.signal);
   const params: Record<string, unknown> = { name, arguments: args };
   if (options.meta) params._meta = options.meta;
   try {
     // Progress is always requested: it resets the idle timeout even when the client did not ask to see it.
+    // Both limits are the signals' (the SDK's own timeout, which would not know the client's turn, never fires first).
     const result = await client.request({ method: 'tools/call', params } as never, ResultSchema, {
-      timeout: timeoutMs,
-      signal: capped.signal,
-      onprogress: (update) => options.onProgress?.(update),
-      resetTimeoutOnProgress: true,
+      timeout: LONGEST_TIMER_MS,
+      signal: idle.signal,
+      onprogress: (update) => {
+        idle.touch();
+        options.onProgress?.(update);
+      },
     });
     return { kind: 'ok', result: withoutServerInfo(result as Record<string, unknown>) };
   } catch (error) {
@@ -79,6 +90,7 @@ export async function sendToolCall(
       ...(retryInMs !== undefined ? { retryInMs } : {}),
     });
   } finally {
+    idle.dispose();
     capped.dispose();
   }
 }

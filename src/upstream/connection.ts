@@ -109,6 +109,8 @@ export class UpstreamConnection {
   private readonly stderrTail = new StderrTail();
   /** Requests waiting on this upstream for a client, to route its sampling and elicitation (issue #8 point 2). */
   private readonly calls: CallRouter;
+  /** The gateway's relay of this upstream's requests to clients, each counted as its client's turn (undefined: none relayed). */
+  private readonly relay: ServerRequestRelay | undefined;
   private readonly notifications: NotificationGate | undefined;
   private readonly relister: Relister;
   /** Capabilities from the cache, reported while the upstream is stopped. */
@@ -144,6 +146,9 @@ export class UpstreamConnection {
   ) {
     // Only a remote server's Streamable HTTP streams can name the call a request belongs to.
     this.calls = new CallRouter(isRemote(server) && server.transport !== 'sse');
+    const relay = options.onServerRequest;
+    // The client's answer is its turn: the calls it answers for are not idle meanwhile (callRouting.ts).
+    this.relay = relay && ((...args) => this.calls.asking(args[4], () => relay(...args)));
     const forward = options.onNotification;
     if (forward) {
       this.notifications = new NotificationGate(key, ({ origin, ...notification }) =>
@@ -372,7 +377,7 @@ export class UpstreamConnection {
     const open = async (prior: PriorDiscovery | undefined): Promise<Client> => {
       const transport = candidate();
       const negotiation = negotiationFor(setting, isStdioShaped(transport), this.startTimeoutMs());
-      const client = newUpstreamClient(this.key, this.options.version, this.options.onServerRequest, (method) => this.ownerOfRequest(method), negotiation);
+      const client = newUpstreamClient(this.key, this.options.version, this.relay, (method) => this.ownerOfRequest(method), negotiation);
       this.client = client;
       this.transport = transport;
       await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
@@ -492,7 +497,7 @@ export class UpstreamConnection {
   private async callGeneral(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     const send = (): Promise<CallOutcome | typeof SESSION_EXPIRED | undefined> =>
       this.inUseFor(() =>
-        this.calls.track(options.origin, () => this.withRenewal((client) => sendToolCall(client, name, args, options, this.callContext())), abandoned),
+        this.calls.track(options.origin, () => this.withRenewal((client) => sendToolCall(client, name, args, options, this.callContext(options))), abandoned),
       );
     let outcome = await send();
     // A 403 insufficient_scope the SDK could not step up without a browser: sign in for the wider scope once, then retry once.
@@ -516,15 +521,15 @@ export class UpstreamConnection {
   private async callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     this.idle.begin();
     try {
-      return await this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext()), abandoned);
+      return await this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext(options)), abandoned);
     } finally {
       this.idle.end();
     }
   }
 
-  /** What a call needs to know about this connection (calls.ts). */
-  private callContext(): CallContext {
-    return { server: this.server, isCurrent: (sent) => sent === this.client, retryInMs: () => this.retryInMs() };
+  /** What a call made with `options` needs to know about this connection (calls.ts). */
+  private callContext(options: CallOptions): CallContext {
+    return { server: this.server, isCurrent: (sent) => sent === this.client, retryInMs: () => this.retryInMs(), clientActiveAt: () => this.calls.clientActiveAt(options.origin) };
   }
 
   /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */

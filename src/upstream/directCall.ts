@@ -1,7 +1,8 @@
 /**
  * A `tools/call` to a stdio upstream sent on its transport directly (directRequests.ts), with what
- * the SDK Client's request would give it: the idle timeout reset by progress, the total cap, the
- * caller's cancellation (each sends `notifications/cancelled` upstream), progress passed on, the
+ * the SDK Client's request would give it: the idle timeout reset by progress (and not running while
+ * the upstream waits on the call's client), the total cap, the caller's cancellation (each sends
+ * `notifications/cancelled` upstream), progress passed on, the
  * connection's end, and failures read by the same {@link classifyFailure}. On a modern (2026-07-28)
  * connection the request carries the Client's `_meta` envelope, a plain text result is taken as
  * it is, and any other result (an `input_required` round, structured content…) goes on in the
@@ -99,7 +100,8 @@ export function sendDirectToolCall(
     const onAbort = (): void => giveUp(undefined);
     const watch = (): void => {
       const now = performance.now();
-      const idleLeft = activeAt + timeoutMs - now;
+      // Not idle while the upstream waits on the call's client (a person may be answering; callRouting.ts).
+      const idleLeft = Math.max(activeAt, context.clientActiveAt()) + timeoutMs - now;
       const totalLeft = sentAt + maxTotalMs - now;
       if (idleLeft <= 0 && idleLeft <= totalLeft) return giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
       if (totalLeft <= 0) return giveUp(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));

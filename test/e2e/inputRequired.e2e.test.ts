@@ -12,9 +12,11 @@
  * - prompts/get whose upstream elicits: input_required for a modern client, relayed to a legacy one.
  * - A modern client that did not declare the capability gets -32021 MissingRequiredClientCapability.
  */
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixture, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { startHttpFixture } from '../upstream/e2eHelpers.js';
 
 type Round = { resultType?: string; inputRequests?: Record<string, { method: string }>; requestState?: string; content?: unknown };
 type Capabilities = { sampling?: object; elicitation?: object; roots?: object };
@@ -120,6 +122,79 @@ describe('upstream input requests across eras through the gateway', () => {
       expect(textOf(await legacy.callTool({ name: 'asker__summarize', arguments: {} }))).toBe('model said: legacy sampled');
     } finally {
       await bare.close();
+    }
+  });
+});
+
+describe('a call whose upstream waits on its client’s answer does not time out while the client answers (breaker3)', () => {
+  // timeoutMs 1500 and an answer after 3 s: the upstream's call is idle only in that it waits on the client.
+  let gateway: HttpGateway;
+  let upstream: { url: string; child: ChildProcess };
+  const slowly = <T>(value: T): Promise<T> => new Promise((resolve) => setTimeout(() => resolve(value), 3000));
+  beforeAll(async () => {
+    upstream = await startHttpFixture(fixture('sampler.mjs'), ['--http']);
+    const config = writeConfig({
+      mcpServers: {
+        asker: { command: 'node', args: [fixture('asker.mjs')], exposure: 'direct', timeoutMs: 1500 },
+        remote: { url: upstream.url, exposure: 'direct', timeoutMs: 1500 },
+      },
+    });
+    gateway = await startHttp(config);
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+    upstream.child.kill();
+  });
+
+  it('a legacy client answering an elicitation after 3 s (stdio upstream, direct calls) gets the result, and so does the next client', async () => {
+    const legacy = new Client({ name: 'slow-legacy', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    legacy.setRequestHandler('elicitation/create', () => slowly({ action: 'accept', content: { ok: true } }));
+    await legacy.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    try {
+      expect(textOf(await legacy.callTool({ name: 'asker__confirm', arguments: {} }))).toBe('user said: accept {"ok":true}');
+      // Had the call timed out, it would count as abandoned, and the next client's elicitation be refused for 10 minutes.
+      const next = await client(gateway.url, 'next', 'legacy', { elicitation: {} });
+      expect(textOf(await next.callTool({ name: 'asker__confirm', arguments: {} }))).toBe('user said: accept {"ok":true}');
+      await next.close();
+    } finally {
+      await legacy.close();
+    }
+  });
+
+  it('a legacy client answering a related sampling request after 3 s (Streamable HTTP upstream, SDK calls) gets the result', async () => {
+    const legacy = new Client({ name: 'slow-remote', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    legacy.setRequestHandler('sampling/createMessage', () => slowly({ role: 'assistant', model: 'm', content: { type: 'text', text: 'slow answer' } }));
+    await legacy.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    try {
+      expect(textOf(await legacy.callTool({ name: 'remote__ask', arguments: { prompt: 'p', kind: 'sampling', related: true } }))).toContain('slow answer');
+    } finally {
+      await legacy.close();
+    }
+  });
+
+  it('a modern client retrying its input_required round after 3 s gets the result', async () => {
+    const modern = await client(gateway.url, 'slow-modern', 'modern', { elicitation: {} });
+    try {
+      const first = await round(modern, 'asker__confirm');
+      expect(first.resultType).toBe('input_required');
+      await slowly(undefined);
+      const done = await round(modern, 'asker__confirm', { inputResponses: { 'elicitation-1': { action: 'accept', content: { ok: true } } }, requestState: first.requestState });
+      expect(textOf(done)).toBe('user said: accept {"ok":true}');
+    } finally {
+      await modern.close();
+    }
+  });
+
+  it('the idle timeout still ends a call whose upstream is silent once answered', async () => {
+    const legacy = await client(gateway.url, 'idle', 'legacy', {});
+    try {
+      await legacy.callTool({ name: 'remote__hold', arguments: {} }).then(
+        (result) => expect(textOf(result)).toContain('did not answer within 1500 ms'),
+        (error: Error) => expect(error.message).toContain('1500'),
+      );
+    } finally {
+      await legacy.callTool({ name: 'remote__release', arguments: {} }).catch(() => undefined);
+      await legacy.close();
     }
   });
 });

@@ -119,3 +119,26 @@ describe('CallRouter', () => {
     expect(await router.track(undefined, async () => router.owner())).toMatchObject({ ok: false, reason: expect.stringMatching(/no client call/) });
   });
 });
+
+describe('CallRouter client turns (breaker3: a call waiting on its client is not idle)', () => {
+  it('clientActiveAt is now while an ask to that client is open, then when it was answered; other clients are untouched; forgotten once the calls end', async () => {
+    const router = new CallRouter(false);
+    const a = origin('A');
+    let release!: () => void;
+    const call = router.track(a, () => new Promise<void>((resolve) => (release = resolve)));
+    let answer!: (v: string) => void;
+    const asked = router.asking(a, () => new Promise<string>((resolve) => (answer = resolve)));
+    const before = performance.now();
+    expect(router.clientActiveAt(a)).toBeGreaterThanOrEqual(before);
+    expect(router.clientActiveAt(origin('B'))).toBe(0);
+    expect(router.clientActiveAt(undefined)).toBe(0);
+    answer('ok');
+    expect(await asked).toBe('ok');
+    const answeredAt = router.clientActiveAt(a);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(router.clientActiveAt(a)).toBe(answeredAt);
+    release();
+    await call;
+    expect(router.clientActiveAt(a)).toBe(0);
+  });
+});

@@ -27,7 +27,7 @@ async function connect(script = 'oddResults.mjs'): Promise<{ client: Client; tra
   let current = true;
   client.onclose = () => (current = false);
   await client.connect(transport);
-  return { client, transport, context: { server, isCurrent: () => current, retryInMs: () => (current ? undefined : 500) } };
+  return { client, transport, context: { server, isCurrent: () => current, retryInMs: () => (current ? undefined : 500), clientActiveAt: () => 0 } };
 }
 
 afterEach(async () => {
@@ -173,7 +173,7 @@ describe('a direct call to a 2026-07-28 upstream ends as the SDK Client request 
     await client.connect(transport);
     // The Client's first request after discovery carries the envelope the direct path copies.
     await client.listTools();
-    return { client, transport, context: { server: modernServer, isCurrent: () => true, retryInMs: () => undefined } };
+    return { client, transport, context: { server: modernServer, isCurrent: () => true, retryInMs: () => undefined, clientActiveAt: () => 0 } };
   }
 
   async function bothModern(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<{ sdk: Sent; direct: Sent }> {
