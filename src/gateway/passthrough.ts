@@ -21,6 +21,7 @@ import type { NamingOptions } from '../catalog/naming.js';
 import { mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
 import { jsonBytes } from '../schema/measure.js';
 import { handleRequest, type Extra } from './handlers.js';
+import type { HeldRequest } from './modern/heldCalls.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamDirectory } from './types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
@@ -68,10 +69,11 @@ export function registerPassthrough(
     /** The client request an upstream request is made for (its sampling and elicitation go there; issue #8 point 2). */
     originFor?: (extra: Extra) => RequestOrigin;
     /**
-     * Runs a prompts/get as a held request (modern clients: the upstream's requests during it come
-     * back as `input_required`; heldCalls.ts), `get` being the request itself with its own origin.
+     * Runs a prompts/get or resources/read as a held request (modern clients: the upstream's requests
+     * during it come back as `input_required`, the two requests besides tools/call where MCP 2026-07-28
+     * allows that; heldCalls.ts), `get` being the request itself with its own origin.
      */
-    hold?: (request: { method: string; params: { name: string; arguments?: unknown } }, extra: Extra, get: (extra: Extra, origin: RequestOrigin) => Promise<Item>) => Promise<Item>;
+    hold?: (request: HeldRequest, extra: Extra, get: (extra: Extra, origin: RequestOrigin) => Promise<Item>) => Promise<Item>;
   },
 ): void {
   const { directory, routes } = deps;
@@ -105,8 +107,11 @@ export function registerPassthrough(
     });
     handleRequest(server, ReadResourceRequestSchema, async (request, extra) => {
       const route = await resourceRoute(request.params.uri);
-      const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, via(extra)), `resource ${request.params.uri}`);
-      return renameContents(result, route.upstream, request.params.uri) as never;
+      const read = async (ctx: Extra, origin?: RequestOrigin): Promise<Item> => {
+        const result = fit(await ask(directory, route.server, 'resources/read', { ...request.params, uri: route.upstream }, origin ? { signal: ctx.mcpReq.signal, origin } : via(ctx)), `resource ${request.params.uri}`);
+        return renameContents(result, route.upstream, request.params.uri);
+      };
+      return (deps.hold ? deps.hold(request, extra, read) : read(extra)) as never;
     });
     const { holder, upstream } = deps.resourceSubscriptions ?? {};
     if ((capabilities.resources as { subscribe?: boolean }).subscribe && holder !== undefined && upstream) {

@@ -198,3 +198,40 @@ describe('a call whose upstream waits on its client’s answer does not time out
     }
   });
 });
+
+describe('a modern client’s resources/read and completion/complete are its own requests upstream (breaker3)', () => {
+  // readAsker.mjs elicits while a resource is read and samples while completing; B's call is in flight on the same upstream.
+  let gateway: HttpGateway;
+  let modern: Client;
+  let legacy: Client;
+  const seenByLegacy: string[] = [];
+  beforeAll(async () => {
+    gateway = await startHttp(writeConfig({ mcpServers: { reader: { command: 'node', args: [fixture('readAsker.mjs')], exposure: 'direct' } } }));
+    modern = await client(gateway.url, 'modern-reader', 'modern', { sampling: {}, elicitation: {} });
+    legacy = new Client({ name: 'legacy-bystander', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
+    legacy.setRequestHandler('elicitation/create', (request) => (seenByLegacy.push(request.params.message), { action: 'accept', content: { ok: false } }));
+    legacy.setRequestHandler('sampling/createMessage', (request) => (seenByLegacy.push(JSON.stringify(request.params.messages)), { role: 'assistant', model: 'b', content: { type: 'text', text: 'bystander sampled' } }));
+    await legacy.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([modern.close(), legacy.close()]);
+    await gateway.stop();
+  });
+
+  it('resources/read whose upstream elicits is an input_required round for the modern client (spec: resources/read supports it)', async () => {
+    const read = await modern.readResource({ uri: 'ask://confirm' });
+    expect((read.contents[0] as { text: string }).text).toBe('read after: {"ok":true}');
+  });
+
+  it('while another client’s call is in flight there, the read’s elicitation and the completion’s sampling never reach that client', async () => {
+    const bystander = legacy.callTool({ name: 'reader__hold', arguments: { ms: 2500 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // stdio names no related request: with two clients' requests waiting, the upstream's is refused (it went to B).
+    const read = await modern.readResource({ uri: 'ask://confirm' });
+    expect((read.contents[0] as { text: string }).text).toMatch(/^read after: refused: toolshelf cannot tell which client/);
+    const completed = await modern.complete({ ref: { type: 'ref/prompt', name: 'reader__topic' }, argument: { name: 'word', value: 'x' } });
+    expect(completed.completion.values[0]).toMatch(/^refused: /);
+    expect(textOf(await bystander)).toBe('held');
+    expect(seenByLegacy).toEqual([]);
+  });
+});

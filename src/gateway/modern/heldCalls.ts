@@ -14,8 +14,8 @@
  * then), and a state that names nothing held here is refused with -32602 (spec: reject state that
  * fails verification). A held call cannot move between processes (its upstream request is in flight
  * here), so a retry that a load balancer sends to another replica gets that refusal, telling the model
- * to call again; one that never comes is given up after {@link HOLD_MS}, and the upstream's request fails. tools/call and
- * prompts/get are held alike (both may answer `input_required`).
+ * to call again; one that never comes is given up after {@link HOLD_MS}, and the upstream's request fails. tools/call,
+ * prompts/get and resources/read are held alike (the three may answer `input_required`).
  *
  * Input keys are the upstream's own when it named them (a modern upstream's `inputRequests`), else
  * `<kind>-<n>`. A legacy upstream sends a round's requests one by one with nothing marking the last,
@@ -58,10 +58,10 @@ export const ROUND_SETTLE_MS = 50;
 export const NOT_HELD_TEXT =
   'This call was waiting for your answer on another toolshelf instance, or waited longer than 10 minutes, and cannot be resumed here. Call the tool again.';
 
-/** A request that can be held: a tools/call or a prompts/get. */
+/** A request that can be held: a tools/call or a prompts/get (by `name`), or a resources/read (by `uri`). */
 export interface HeldRequest {
   readonly method: string;
-  readonly params: { readonly name: string; readonly arguments?: unknown; readonly _meta?: { readonly progressToken?: unknown } };
+  readonly params: { readonly name?: string; readonly uri?: string; readonly arguments?: unknown; readonly _meta?: { readonly progressToken?: unknown } };
 }
 
 interface Ask {
@@ -307,12 +307,12 @@ export class HeldCalls {
 }
 
 /**
- * What identifies the originating request of a held call: its method, name and arguments; undefined
- * when they cannot be serialised (a RangeError: nested too deeply or too long).
+ * What identifies the originating request of a held call: its method, name (or URI) and arguments;
+ * undefined when they cannot be serialised (a RangeError: nested too deeply or too long).
  */
 function requestKey(request: HeldRequest): string | undefined {
   try {
-    return JSON.stringify([request.method, request.params.name, request.params.arguments ?? {}]);
+    return JSON.stringify([request.method, request.params.name ?? request.params.uri, request.params.arguments ?? {}]);
   } catch {
     return undefined;
   }

@@ -36,6 +36,8 @@ import { fitResult } from '../results.js';
 import type { SessionOptions } from '../session.js';
 import type { HeldCalls } from './heldCalls.js';
 import type { LaneTarget } from '../callLane.js';
+import { noRoots } from '../../upstream/relay.js';
+import type { RequestOrigin } from '../../upstream/types.js';
 
 /** What a modern server is built from: a legacy session's options without its id, and the process's held calls. */
 export type ModernOptions = Omit<SessionOptions, 'id'> & { readonly held: HeldCalls };
@@ -162,6 +164,7 @@ export function modernServer(options: ModernOptions): ModernServer {
   handleRequest(server, CallToolRequestSchema, (request, ctx) => server.serveCall(request, ctx));
   registerPassthrough(server, capabilities, {
     ...options.passthrough,
+    originFor: unaskable,
     hold: (request, ctx, get) => options.held.serve(request, ctx, (extra, origin) => get(extra, origin)),
     subscriptions: new Set(),
     ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
@@ -211,6 +214,28 @@ function withLogLevel(request: CallToolRequest, ctx: ServerContext): CallToolReq
   const level = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as unknown;
   if (typeof level !== 'string' || request.params._meta?.[LOG_LEVEL_META_KEY] !== undefined) return request;
   return { ...request, params: { ...request.params, _meta: { ...request.params._meta, [LOG_LEVEL_META_KEY]: level } } };
+}
+
+/** Modern requests given an {@link unaskable} origin, to name each apart. */
+let unaskableRequests = 0;
+
+/**
+ * The origin of a modern request that cannot answer `input_required` (completion/complete: the
+ * revision allows it only on tools/call, prompts/get and resources/read, which are held instead):
+ * the upstream's sampling or elicitation during it is refused (roots/list: no roots), and its log
+ * messages are dropped. Counted as waiting, it keeps such a request from being taken for another
+ * client's call on that upstream (it reached a legacy client whose call was in flight; breaker3).
+ * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests (Supported Requests).
+ */
+function unaskable(): RequestOrigin {
+  return {
+    session: `modern-request:${(unaskableRequests += 1)}`,
+    ask: (method) =>
+      method === 'roots/list'
+        ? Promise.resolve(noRoots())
+        : Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client cannot be asked for ${method} during this request (MCP 2026-07-28 takes input only on tools/call, prompts/get and resources/read)`)),
+    log: () => undefined,
+  };
 }
 
 /** The requesting client's name from the request's `_meta` envelope (2026-07-28: clientInfo is per request). */
