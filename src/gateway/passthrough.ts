@@ -66,6 +66,8 @@ export function registerPassthrough(
     maxResultBytes?: number;
     /** This client's id among the holders of the shared upstream subscriptions (legacy `resources/subscribe`), if it may subscribe. */
     resourceSubscriptions?: { readonly holder: string; readonly upstream: UpstreamSubscriptions };
+    /** Told the level of each `logging/setLevel` this client sends (the upstreams' own level is shared by every client). */
+    onSetLevel?: (level: string) => void;
     /** The client request an upstream request is made for (its sampling and elicitation go there; issue #8 point 2). */
     originFor?: (extra: Extra) => RequestOrigin;
     /**
@@ -151,6 +153,7 @@ export function registerPassthrough(
   }
   if (capabilities.logging) {
     handleRequest(server, SetLevelRequestSchema, async (request) => {
+      deps.onSetLevel?.(request.params.level);
       await Promise.all(holders('logging').map((s) => directory.request(s, 'logging/setLevel', request.params)));
       return {};
     });

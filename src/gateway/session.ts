@@ -62,6 +62,16 @@ export function upstreamLog(server: string, params: Record<string, unknown>): Re
   return { ...params, logger: typeof params.logger === 'string' ? `${server}/${params.logger}` : server };
 }
 
+/** Log levels from least to most severe (RFC 5424, as MCP names them; MCP spec, Server › Utilities › Logging). */
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** Whether a message at `level` is below `threshold` (false when either is not a known level: nothing is dropped on a guess). */
+function below(level: unknown, threshold: string | undefined): boolean {
+  const at = LOG_LEVELS.indexOf(String(level));
+  const min = threshold === undefined ? -1 : LOG_LEVELS.indexOf(threshold);
+  return at >= 0 && min >= 0 && at < min;
+}
+
 /** How long a client may take to answer a relayed sampling or elicitation request, in ms (a person may be answering). */
 export const RELAY_TIMEOUT_MS = 600_000;
 
@@ -73,6 +83,8 @@ export class GatewaySession {
   private readonly capabilities: Record<string, unknown>;
   /** Client-visible resource URIs this client subscribed to. */
   private readonly subscriptions = new Set<string>();
+  /** The least severe log level this client asked for (`logging/setLevel`); undefined: every level. */
+  private logLevel: string | undefined;
 
   /** Who toolshelf says it is to this client: in the handshake and in the lane's results. */
   private readonly implementation: { readonly name: string; readonly version: string };
@@ -101,6 +113,7 @@ export class GatewaySession {
     registerPassthrough(this.server, this.capabilities, {
       ...options.passthrough,
       originFor: (extra) => this.originFor(extra),
+      onSetLevel: (level) => (this.logLevel = level),
       subscriptions: this.subscriptions,
       resourceSubscriptions: { holder: options.id, upstream: options.passthrough.upstreamSubscriptions },
       ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
@@ -123,9 +136,14 @@ export class GatewaySession {
     } else if (method === 'notifications/message' && params) this.sendLog(server, params);
   }
 
-  /** Sends an upstream's log message to this client, logger prefixed with the server key (when logging is offered at all). */
+  /**
+   * Sends an upstream's log message to this client, logger prefixed with the server key, when logging
+   * is offered at all and the message is at or above this client's own `logging/setLevel`: an
+   * upstream's level is set by whichever client set it last, for every client (breaker3: B at
+   * warning got debug lines once A set debug). Source: MCP spec 2025-11-25, Server › Utilities › Logging.
+   */
   private sendLog(server: string, params: Record<string, unknown>): void {
-    if (!this.capabilities.logging) return;
+    if (!this.capabilities.logging || below(params.level, this.logLevel)) return;
     void this.server.notification({ method: 'notifications/message', params: upstreamLog(server, params) } as never).catch(() => undefined);
   }
 

@@ -250,4 +250,19 @@ describe('legacy clients of one HTTP gateway: an upstream log during a call reac
     expect(seenB.logs.map((l) => l.data)).toEqual(['debug: for b', 'info: for b', 'warning: for b']);
     expect(seenA.logs).toHaveLength(3);
   });
+
+  it('each session gets its own logging/setLevel: B at warning gets only warning lines while A at debug gets all', async () => {
+    const a = await gateway.connect('level-a');
+    const b = await gateway.connect('level-b');
+    const seenA = recording(a);
+    const seenB = recording(b);
+    await b.setLoggingLevel('warning');
+    // A's level is the upstream's now (one upstream for every client): toolshelf filters by B's own.
+    await a.setLoggingLevel('debug');
+    expect(textOf(await b.callTool({ name: 'notifier__chatty', arguments: { text: 'b' } }))).toBe('said b');
+    expect(textOf(await a.callTool({ name: 'notifier__chatty', arguments: { text: 'a' } }))).toBe('said a');
+    expect(await waitFor(() => seenA.logs.length === 3)).toBe(true);
+    expect(seenA.logs.map((l) => l.data)).toEqual(['debug: a', 'info: a', 'warning: a']);
+    expect(seenB.logs.map((l) => l.data)).toEqual(['warning: b']);
+  });
 });
