@@ -100,3 +100,24 @@ describe('HeldCalls', () => {
     await expect(held.serve(changed, ctx({ state: first.requestState }), () => Promise.reject(new Error('unused')))).rejects.toMatchObject({ code: -32602 });
   });
 });
+
+describe('HeldCalls cap (breaker3: each held call keeps an upstream request and ~70 KB for up to 10 minutes)', () => {
+  it('past the cap the oldest held call is given up: its state is refused and its upstream request fails; the others resume', async () => {
+    const held = new HeldCalls(2);
+    const upstreamGot: Promise<string>[] = [];
+    const start = async (name: string): Promise<Round> =>
+      (await held.serve(request(name), ctx(), async (_extra, origin) => {
+        const answer = origin.ask('sampling/createMessage', {}, new AbortController().signal).then((a) => JSON.stringify(a), (error: Error) => `failed: ${error.message}`);
+        upstreamGot.push(answer);
+        return { content: [{ type: 'text', text: await answer }] };
+      })) as Round;
+    const rounds = [await start('one'), await start('two'), await start('three')];
+    expect(rounds.map((r) => r.resultType)).toEqual(['input_required', 'input_required', 'input_required']);
+    expect(await upstreamGot[0]).toMatch(/^failed: /);
+    await expect(held.serve(request('one'), ctx({ state: rounds[0]!.requestState, responses: { 'sampling-1': { model: 'm' } } }), () => Promise.reject(new Error('unused')))).rejects.toMatchObject({ code: -32602 });
+    for (const [i, name] of [[1, 'two'], [2, 'three']] as const) {
+      const done = (await held.serve(request(name), ctx({ state: rounds[i]!.requestState, responses: { 'sampling-1': { model: name } } }), () => Promise.reject(new Error('unused')))) as Round;
+      expect(done.content).toEqual([{ type: 'text', text: `{"model":"${name}"}` }]);
+    }
+  });
+});

@@ -57,10 +57,11 @@ interface Publisher {
  * applied now: each modern request or connection is served with them as they are when it comes.
  * `maxListens` caps the `subscriptions/listen` streams open at once over HTTP (default the legacy
  * session cap, {@link MAX_SESSIONS}): each holds a socket, and a client that opens them and never closes them
- * must not exhaust the process (breaker note); past it a listen gets 503.
+ * must not exhaust the process (breaker note); past it a listen gets 503. The same number caps the
+ * calls held for their client's `input_required` retry (heldCalls.ts).
  */
 export function createModernFront(current: () => Omit<ModernOptions, 'held'>, maxListens = MAX_SESSIONS): ModernFront {
-  const held = new HeldCalls();
+  const held = new HeldCalls(maxListens);
   const build = (): ModernServer => modernServer({ ...current(), held });
   let handler: McpHttpHandler | undefined;
   const http = (): McpHttpHandler =>

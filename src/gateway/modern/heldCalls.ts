@@ -42,6 +42,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { clientCapabilityFor, noRoots } from '../../upstream/relay.js';
 import type { RequestOrigin } from '../../upstream/types.js';
+import { MAX_SESSIONS } from '../http.js';
 import { RELAY_TIMEOUT_MS, upstreamLog } from '../session.js';
 
 /** How long a held call waits for the client's retry after answering `input_required`, in ms (a person may be answering; the legacy relay's limit). */
@@ -105,6 +106,8 @@ class HeldCall<R extends Result> {
   private wake: (() => void) | undefined;
   private round: { ctx: ServerContext; progressToken: unknown } | undefined;
   private expiry: NodeJS.Timeout | undefined;
+  /** Forgets the call in its {@link HeldCalls} once its retry is given up on. */
+  private expired: (() => void) | undefined;
   /** Progress still being written to the client: the round's result waits for it, so none arrives after the result (and is dropped). */
   private sending: Promise<unknown> = Promise.resolve();
 
@@ -242,13 +245,18 @@ class HeldCall<R extends Result> {
     }
   }
 
-  /** Gives up on the client's retry after {@link HOLD_MS}: the upstream request is cancelled. */
+  /** Gives up on the client's retry after {@link HOLD_MS} (or at once by {@link giveUp}): the upstream request is cancelled. */
   hold(onExpired: () => void): void {
-    this.expiry = setTimeout(() => {
-      this.abort.abort(new Error('input_required: the client did not retry'));
-      onExpired();
-    }, HOLD_MS);
+    this.expired = onExpired;
+    this.expiry = setTimeout(() => this.giveUp('the client did not retry'), HOLD_MS);
     this.expiry.unref();
+  }
+
+  /** Gives up on the client's retry now, `why`: the upstream request is cancelled and the call forgotten. */
+  giveUp(why: string): void {
+    clearTimeout(this.expiry);
+    this.abort.abort(new Error(`input_required: ${why}`));
+    this.expired?.();
   }
 
   /**
@@ -273,7 +281,16 @@ class HeldCall<R extends Result> {
 
 /** The held requests of this process, by `requestState`. */
 export class HeldCalls {
+  /** By state, oldest first (a Map keeps insertion order): the one given up at the cap. */
   private readonly calls = new Map<string, HeldCall<Result>>();
+
+  /**
+   * `max`: most calls held at once (default the legacy session cap, {@link MAX_SESSIONS}). Each keeps
+   * an upstream request open and about 70 KB for up to {@link HOLD_MS}, so a client that opens them
+   * and never retries must not exhaust the process (breaker3: 800 in 46 s grew RSS by 56 MB); past
+   * it the oldest is given up, as if it had expired.
+   */
+  constructor(private readonly max = MAX_SESSIONS) {}
 
   /**
    * Serves a modern tools/call or prompts/get round: a first round starts the request with `run`; a
@@ -301,6 +318,7 @@ export class HeldCalls {
       const state = call.state;
       this.calls.set(state, held);
       call.hold(() => this.calls.delete(state));
+      if (this.calls.size > this.max) this.calls.values().next().value?.giveUp(`more than ${this.max} calls were waiting for their client's answer`);
     }
     return result;
   }
