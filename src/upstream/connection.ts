@@ -343,7 +343,10 @@ export class UpstreamConnection {
         client.onerror = (error) => this.options.logger.debug(`upstream "${this.key}": ${this.said(error)}`);
         // A list_changed on a call's stream must not run the re-list as part of that call.
         client.setNotificationHandler('notifications/tools/list_changed', () => outsideCalls(() => this.relister.schedule()));
-        client.fallbackNotificationHandler = async (notification) => this.notifications?.push(this.withOwner(notification as UpstreamNotification));
+        client.fallbackNotificationHandler = async (notification) => {
+          const owned = this.withOwner(notification as UpstreamNotification);
+          if (owned) this.notifications?.push(owned);
+        };
         listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${this.said(error)}`));
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
@@ -429,12 +432,15 @@ export class UpstreamConnection {
   /**
    * A log message sent during a client's request goes to that client alone (a legacy session, or a
    * modern call's own stream); which request it belongs to is decided as for sampling (callRouting.ts).
-   * A log nobody can be named for (outside any call, or ambiguous) is passed to every legacy session.
+   * One sent while no client's request waits is the upstream's own, passed to every legacy session;
+   * one that could be either of two clients' is dropped (undefined), as their sampling is refused:
+   * passed to every session, one client's call's line reached the other (breaker3).
    */
-  private withOwner(notification: UpstreamNotification): UpstreamNotification {
+  private withOwner(notification: UpstreamNotification): UpstreamNotification | undefined {
     if (notification.method !== 'notifications/message') return notification;
     const owner = this.calls.owner();
-    return owner.ok && owner.origin.log ? { ...notification, origin: owner.origin } : notification;
+    if (owner.ok) return owner.origin.log ? { ...notification, origin: owner.origin } : notification;
+    return owner.idle ? notification : undefined;
   }
 
   private onStderr(line: string): void {

@@ -235,3 +235,30 @@ describe('a modern client’s resources/read and completion/complete are its own
     expect(seenByLegacy).toEqual([]);
   });
 });
+
+describe('an upstream log that cannot be tied to one client’s call reaches no client (breaker3)', () => {
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    gateway = await startHttp(writeConfig({ mcpServers: { reader: { command: 'node', args: [fixture('readAsker.mjs')], exposure: 'direct' } } }));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('A’s call logs while B’s call is in flight on the same stdio upstream: B never gets the line', async () => {
+    const [a, b] = [await gateway.connect('log-a'), await gateway.connect('log-b')];
+    const seenB: unknown[] = [];
+    b.setNotificationHandler('notifications/message', (n) => void seenB.push(n.params.data));
+    const bystander = b.callTool({ name: 'reader__hold', arguments: { ms: 1500 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(textOf(await a.callTool({ name: 'reader__log', arguments: { text: 'private to a' } }))).toBe('logged');
+    expect(textOf(await bystander)).toBe('held');
+    // Alone on the upstream, A's call's line reaches A (and B still nothing).
+    const seenA: unknown[] = [];
+    a.setNotificationHandler('notifications/message', (n) => void seenA.push(n.params.data));
+    expect(textOf(await a.callTool({ name: 'reader__log', arguments: { text: 'a alone' } }))).toBe('logged');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(seenA).toEqual(['a alone']);
+    expect(seenB).toEqual([]);
+  });
+});
