@@ -97,7 +97,9 @@ export async function sendToolCall(
 
 /**
  * Sends any request (resources, prompts, completion, logging) with the server's `timeoutMs`, else
- * {@link DEFAULT_CALL_TIMEOUT_MS}. Resolves to the result verbatim or a JSON-RPC error (InvalidParams
+ * {@link DEFAULT_CALL_TIMEOUT_MS}, as an idle timeout that does not run while the upstream waits on
+ * the requesting client (`options.clientActiveAt`, as for a tool call: a resources/read or
+ * prompts/get may elicit). Resolves to the result verbatim or a JSON-RPC error (InvalidParams
  * when the params could not be serialised, so nothing was sent); {@link SESSION_EXPIRED} for an
  * expired remote session. Never rejects.
  */
@@ -105,20 +107,20 @@ export async function sendRequest(
   client: Client,
   method: string,
   params: Record<string, unknown> | undefined,
-  options: { signal?: AbortSignal },
+  options: { signal?: AbortSignal; clientActiveAt?: () => number },
   server: ServerConfig,
 ): Promise<RequestOutcome | typeof SESSION_EXPIRED> {
+  const idle = capIdle(server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, options.clientActiveAt ?? (() => 0), options.signal ?? new AbortController().signal);
   try {
-    const result = await client.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, {
-      timeout: server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const result = await client.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { timeout: LONGEST_TIMER_MS, signal: idle.signal });
     return { ok: true, result: withoutServerInfo(result as Record<string, unknown>) };
   } catch (error) {
     if (isSessionExpired(error) && hasSession(client)) return SESSION_EXPIRED;
     const unsent = notSentReason(error);
     if (unsent) return { ok: false, error: { code: ProtocolErrorCode.InvalidParams, message: `the params could not be sent: ${unsent}; nothing reached the upstream` } };
     return { ok: false, error: { code: wireCode(error), message: error instanceof Error ? error.message : String(error) } };
+  } finally {
+    idle.dispose();
   }
 }
 

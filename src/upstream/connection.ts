@@ -562,7 +562,7 @@ export class UpstreamConnection {
     const outcome = await this.inUseFor(() =>
       this.calls.track(
         options.origin,
-        () => this.withRenewal((client) => sendRequest(client, method, params, options, this.server)),
+        () => this.withRenewal((client) => sendRequest(client, method, params, { ...options, clientActiveAt: () => this.calls.clientActiveAt(options.origin) }, this.server)),
         (result) => result !== undefined && result !== SESSION_EXPIRED && !result.ok && (options.signal?.aborted === true || result.error.code === LEGACY_REQUEST_TIMEOUT),
       ),
     );

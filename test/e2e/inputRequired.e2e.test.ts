@@ -137,6 +137,7 @@ describe('a call whose upstream waits on its client’s answer does not time out
       mcpServers: {
         asker: { command: 'node', args: [fixture('asker.mjs')], exposure: 'direct', timeoutMs: 1500 },
         remote: { url: upstream.url, exposure: 'direct', timeoutMs: 1500 },
+        reader: { command: 'node', args: [fixture('readAsker.mjs')], exposure: 'direct', timeoutMs: 1500 },
       },
     });
     gateway = await startHttp(config);
@@ -182,6 +183,23 @@ describe('a call whose upstream waits on its client’s answer does not time out
       expect(textOf(done)).toBe('user said: accept {"ok":true}');
     } finally {
       await modern.close();
+    }
+  });
+
+  it('resources/read whose upstream elicits: a legacy client answering after 3 s, and a modern one retrying after 3 s, get the contents', async () => {
+    const legacy = new Client({ name: 'slow-reader', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    legacy.setRequestHandler('elicitation/create', () => slowly({ action: 'accept', content: { ok: true } }));
+    await legacy.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    const modern = await client(gateway.url, 'slow-modern-reader', 'modern', { elicitation: {} });
+    try {
+      expect((await legacy.readResource({ uri: 'ask://confirm' })).contents[0]).toMatchObject({ text: 'read after: {"ok":true}' });
+      const first = (await modern.readResource({ uri: 'ask://confirm' }, { allowInputRequired: true } as never)) as unknown as Round;
+      expect(first.resultType).toBe('input_required');
+      await slowly(undefined);
+      const done = await modern.readResource({ uri: 'ask://confirm', inputResponses: { 'elicitation-1': { action: 'accept', content: { ok: true } } }, requestState: first.requestState } as never, { allowInputRequired: true } as never);
+      expect(done.contents[0]).toMatchObject({ text: 'read after: {"ok":true}' });
+    } finally {
+      await Promise.all([legacy.close(), modern.close()]);
     }
   });
 
