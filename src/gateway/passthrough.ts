@@ -180,14 +180,30 @@ async function listTemplatesInto(directory: UpstreamDirectory, routes: SharedRou
 
 /**
  * The upstream and upstream URI of client-visible `uri`. A client may read by a name it learnt in an
- * earlier session: the routes are refreshed once on a miss. @throws ResourceNotFoundError (-32602).
+ * earlier session: the routes are refreshed once on a miss, and misses that come while a refresh is
+ * in flight wait for that one. @throws ResourceNotFoundError (-32602).
  */
 export async function routeResource(directory: UpstreamDirectory, routes: SharedRoutes, uri: string): Promise<Route> {
-  return (
-    findResource(uri, routes) ??
-    (await Promise.all([listResourcesInto(directory, routes), listTemplatesInto(directory, routes)]), findResource(uri, routes)) ??
-    unknown('resource', uri)
-  );
+  return findResource(uri, routes) ?? (await refreshRoutes(directory, routes), findResource(uri, routes)) ?? unknown('resource', uri);
+}
+
+/** The refresh of each routes object in flight (see {@link refreshRoutes}). */
+const refreshing = new WeakMap<SharedRoutes, Promise<void>>();
+
+/**
+ * Lists every upstream's resources and templates into `routes`, once for all the misses that come
+ * meanwhile: one `subscriptions/listen` naming 500 unknown URIs listed every upstream 500 times
+ * over (breaker3), and a 4 MiB filter could name 100,000.
+ */
+function refreshRoutes(directory: UpstreamDirectory, routes: SharedRoutes): Promise<void> {
+  let running = refreshing.get(routes);
+  if (running === undefined) {
+    running = Promise.all([listResourcesInto(directory, routes), listTemplatesInto(directory, routes)])
+      .then(() => undefined)
+      .finally(() => refreshing.delete(routes));
+    refreshing.set(routes, running);
+  }
+  return running;
 }
 
 /**

@@ -266,3 +266,29 @@ describe('legacy clients of one HTTP gateway: an upstream log during a call reac
     expect(seenB.logs.map((l) => l.data)).toEqual(['warning: b']);
   });
 });
+
+describe('a listen filter naming many unknown URIs costs one refresh of the resource routes (breaker3)', () => {
+  let gateway: HttpGateway;
+  let lists: string;
+  beforeAll(async () => {
+    const dir = tempDir();
+    lists = join(dir, 'lists.log');
+    gateway = await startHttp(writeConfig({ mcpServers: { notifier: { command: 'node', args: [fixture('notifier.mjs')], env: { LIST_LOG: lists }, exposure: 'direct', protocol: 'legacy' } } }, dir));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('500 unknown URIs and note://a: only note://a is acknowledged, after at most two resources/list upstream (it was one per URI)', async () => {
+    const modern = modernClient('many-uris');
+    await modern.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    const count = (): number => (existsSync(lists) ? readFileSync(lists, 'utf8').split('\n').filter(Boolean).length : 0);
+    const before = count();
+    const uris = [...Array.from({ length: 500 }, (_, i) => `nowhere://${i}`), 'note://a'];
+    const sub = await modern.listen({ resourceSubscriptions: uris });
+    expect(sub.honoredFilter).toEqual({ resourceSubscriptions: ['note://a'] });
+    expect(count() - before).toBeLessThanOrEqual(2);
+    await sub.close();
+    await modern.close();
+  });
+});
