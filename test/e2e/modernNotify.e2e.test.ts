@@ -30,6 +30,9 @@ function recording(client: Client): { updates: string[]; logs: Note['params'][] 
   return seen;
 }
 
+/** How many lines a fixture's log file holds (0 before it exists). */
+const lineCount = (path: string): number => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0);
+
 const modernClient = (name: string): Client => new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
 
 const upstreamEras = ['legacy', 'modern'] as const;
@@ -282,12 +285,38 @@ describe('a listen filter naming many unknown URIs costs one refresh of the reso
   it('500 unknown URIs and note://a: only note://a is acknowledged, after at most two resources/list upstream (it was one per URI)', async () => {
     const modern = modernClient('many-uris');
     await modern.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
-    const count = (): number => (existsSync(lists) ? readFileSync(lists, 'utf8').split('\n').filter(Boolean).length : 0);
+    const count = (): number => lineCount(lists);
     const before = count();
     const uris = [...Array.from({ length: 500 }, (_, i) => `nowhere://${i}`), 'note://a'];
     const sub = await modern.listen({ resourceSubscriptions: uris });
     expect(sub.honoredFilter).toEqual({ resourceSubscriptions: ['note://a'] });
     expect(count() - before).toBeLessThanOrEqual(2);
+    await sub.close();
+    await modern.close();
+  });
+});
+
+describe('a listen filter naming many URIs of a modern upstream costs one upstream re-listen, not one per URI (breaker3)', () => {
+  let gateway: HttpGateway;
+  let listens: string;
+  beforeAll(async () => {
+    const dir = tempDir();
+    listens = join(dir, 'listens.log');
+    gateway = await startHttp(writeConfig({ mcpServers: { m: { command: 'node', args: [fixture('modernOnly.mjs')], env: { LISTEN_LOG: listens }, exposure: 'direct' } } }, dir));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('200 URIs of its template: at most a few subscriptions/listen upstream (it was one per URI, each naming all so far: quadratic)', async () => {
+    const modern = modernClient('many-template-uris');
+    await modern.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    const count = (): number => lineCount(listens);
+    const before = count();
+    const sub = await modern.listen({ resourceSubscriptions: Array.from({ length: 200 }, (_, i) => `modern://notes/n${i}`) });
+    // The fixture offers no resource subscriptions: none is honored, each checked.
+    expect(sub.honoredFilter).toEqual({});
+    expect(count() - before).toBeLessThanOrEqual(4);
     await sub.close();
     await modern.close();
   });
