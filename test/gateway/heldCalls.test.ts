@@ -5,9 +5,9 @@
  * the answer asks again under a fresh state, an unknown or spent `requestState` gets -32602 with the
  * call-again text, a client without the capability gets -32021 (SEP-2575), and a parked call says so.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CallToolRequest, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
-import { HeldCalls, NOT_HELD_TEXT } from '../../src/gateway/modern/heldCalls.js';
+import { HeldCalls, HOLD_MS, NOT_HELD_TEXT } from '../../src/gateway/modern/heldCalls.js';
 
 const request = (name: string): CallToolRequest => ({ method: 'tools/call', params: { name, arguments: {} } });
 
@@ -118,6 +118,29 @@ describe('HeldCalls cap (breaker3: each held call keeps an upstream request and 
     for (const [i, name] of [[1, 'two'], [2, 'three']] as const) {
       const done = (await held.serve(request(name), ctx({ state: rounds[i]!.requestState, responses: { 'sampling-1': { model: name } } }), () => Promise.reject(new Error('unused')))) as Round;
       expect(done.content).toEqual([{ type: 'text', text: `{"model":"${name}"}` }]);
+    }
+  });
+});
+
+describe('HeldCalls expiry (breaker3: a retry after the hold expired)', () => {
+  it('after HOLD_MS without a retry the upstream request fails and the retry gets -32602', async () => {
+    // Only the global timers are faked: the round's settle wait (timers/promises) runs in real time.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const held = new HeldCalls();
+      let upstreamGot: Promise<string> | undefined;
+      const first = (await held.serve(request('late'), ctx(), async (_extra, origin) => {
+        upstreamGot = origin.ask('sampling/createMessage', {}, new AbortController().signal).then(() => 'answered', (error: Error) => `failed: ${error.message}`);
+        return { content: [{ type: 'text', text: await upstreamGot }] };
+      })) as Round;
+      expect(first.resultType).toBe('input_required');
+      vi.advanceTimersByTime(HOLD_MS - 1);
+      expect(await Promise.race([upstreamGot, Promise.resolve('still waiting')])).toBe('still waiting');
+      vi.advanceTimersByTime(1);
+      expect(await upstreamGot).toBe('failed: input_required: the client did not retry');
+      await expect(held.serve(request('late'), ctx({ state: first.requestState, responses: { 'sampling-1': { model: 'm' } } }), () => Promise.reject(new Error('unused')))).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(NOT_HELD_TEXT) });
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
