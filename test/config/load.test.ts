@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig, withLineAndColumn } from '../../src/config/load.js';
 import { applyDefaults, schemaOptionsFor, type RawConfig } from '../../src/config/defaults.js';
 import { assignNames } from '../../src/catalog/naming.js';
 import { startTimeoutFromEnv } from '../../src/upstream/pool.js';
@@ -54,6 +54,16 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(result.ok && Object.keys(result.value.mcpServers)).toEqual(['a']);
     const inside = parseConfig(`{"mcpServers":\ufeff{}}`, {}, '/base');
     expect(!inside.ok && inside.error[0]?.message).toMatch(/^not valid JSON/);
+  });
+
+  it('says on which line and column the JSON breaks, BOM or not (newcomer3: Node 20 gives only the offset)', () => {
+    const text = '{\n  "mcpServers": {\n    files: {}\n  }\n}';
+    const plain = parseConfig(text, {}, '/');
+    expect(!plain.ok && plain.error[0]?.message).toMatch(/^not valid JSON: .*at position 24 \(line 3, column 5\)$/);
+    const bom = parseConfig(`\ufeff${text}`, {}, '/');
+    expect(!bom.ok && bom.error[0]?.message).toMatch(/\(line 3, column 5\)$/);
+    expect(withLineAndColumn('Unexpected end of JSON input', '{')).toBe('Unexpected end of JSON input');
+    expect(withLineAndColumn('Unexpected token in JSON at position 3 (line 1 column 4)', 'abcd')).toBe('Unexpected token in JSON at position 3 (line 1 column 4)');
   });
 
   it('returns every problem at once, sorted by path', () => {
