@@ -243,6 +243,16 @@ describe('a misspelt key (newcomer report)', () => {
   });
 });
 
+describe('a misspelt value (newcomer3)', () => {
+  it('is refused with the allowed values and the one it is closest to; a value like none gets no guess', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x","exposure":"defered","tools":{"w":{"exposure":"sometimes"}}}},"bridge":{"callTool":"nevr"}}')).toEqual([
+      { path: '/bridge/callTool', message: 'must be one of "auto", "always", "never"; did you mean "never"?' },
+      { path: '/mcpServers/a/exposure', message: 'must be one of "direct", "deferred", "hidden"; did you mean "deferred"?' },
+      { path: '/mcpServers/a/tools/w/exposure', message: 'must be one of "direct", "deferred", "hidden"' },
+    ]);
+  });
+});
+
 describe('a disabled server (issue #8 point 9)', () => {
   // The exact input: a remote entry switched off while its token is not set.
   const text = '{"mcpServers":{"remote":{"url":"https://${REMOTE_HOST}/mcp","headers":{"Authorization":"Bearer ${REMOTE_TOKEN}"},"disabled":true},"local":{"command":"node","env":{"K":"${LOCAL_KEY}"}}}}';
