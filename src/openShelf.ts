@@ -110,6 +110,11 @@ export interface ShelfHooks {
    * `npx -y` download every time (newcomer report).
    */
   readonly waitForEveryStart?: boolean;
+  /**
+   * Eager upstreams served from the cached catalogue start once this resolves (the serving gateway:
+   * shortly after it began serving; upstream/connection.ts `open`); at once without it.
+   */
+  readonly cachedStartGate?: Promise<void>;
 }
 
 /**
@@ -120,7 +125,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
@@ -145,7 +150,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   });
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
-  const starting = pool.start();
+  const starting = pool.start(cachedStartGate);
   const [{ buildShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
   const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);

@@ -4,6 +4,7 @@
  * change. Source: DESIGN §2 (shape), §6, §7, §8.
  */
 import { buildCatalogue, type Catalogue } from './catalog/build.js';
+import { unmatchedRules } from './catalog/exposure.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
 import type { CatalogEntry, UpstreamTool } from './catalog/types.js';
@@ -13,6 +14,7 @@ import { rankerCatalogueOf } from './discovery/hostRanker.js';
 import { describeToolSearch } from './discovery/manifest.js';
 import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
 import { rankTools } from './discovery/rank.js';
+import { suggestNames } from './discovery/suggest.js';
 import { buildSearchIndex } from './discovery/searchIndex.js';
 import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
@@ -23,6 +25,8 @@ import type { Logger } from './trace/log.js';
 export interface BuiltShelf extends Shelf {
   /** Tools whose manifest entry had to clip a first sentence (DESIGN §6 warning). */
   readonly manifestWarnings: readonly string[];
+  /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
+  readonly ruleWarnings: readonly string[];
 }
 
 /** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
@@ -71,6 +75,7 @@ export function buildShelf(
   return {
     catalogue,
     manifestWarnings: first.warnings,
+    ruleWarnings: ruleWarnings(config, toolsByServer),
     search: (query, limit) => rankTools(rankContext, query, limit),
     searchDescription(maxChars) {
       let text = manifests.get(maxChars);
@@ -81,6 +86,25 @@ export function buildShelf(
       return text;
     },
   };
+}
+
+/**
+ * One line per `tools` rule that matches no tool of its server (catalog/exposure.ts
+ * {@link unmatchedRules}), with the closest name offered; servers with no tools listed yet (not up, nothing
+ * cached) are skipped, since their rules cannot be checked. Pure.
+ */
+export function ruleWarnings(config: Config, toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>): string[] {
+  const lines: string[] = [];
+  for (const [server, entry] of Object.entries(config.mcpServers)) {
+    const names = (toolsByServer.get(server) ?? []).map((t) => t.name);
+    if (names.length === 0) continue;
+    for (const pattern of unmatchedRules(entry.tools, names)) {
+      const [closest] = suggestNames(pattern, names, 1);
+      const hint = closest !== undefined ? `; did you mean "${closest}"?` : '';
+      lines.push(`upstream "${server}": the tools rule "${pattern}" matches none of its ${names.length} tools, so it does nothing${hint}`);
+    }
+  }
+  return lines;
 }
 
 /**
@@ -115,12 +139,13 @@ export function manifestBudget(configured: number, deferred: readonly CatalogEnt
 }
 
 /**
- * Logs each manifest warning, each dropped tool and each field a tool's wire form left out (issue #8
- * item 1), once per process: a re-list that changes nothing repeats nothing.
+ * Logs each manifest warning, each `tools` rule that matches nothing, each dropped tool and each field
+ * a tool's wire form left out (issue #8 item 1), once per process: a re-list that changes nothing repeats nothing.
  */
 export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<string>): void {
   const lines = [
     ...shelf.manifestWarnings.map((w) => `manifest: ${w}`),
+    ...shelf.ruleWarnings,
     ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: ${d.reason}`),
     ...shelf.catalogue.entries.flatMap((e) => e.projected.leftOut.map((why) => `upstream "${e.server}": tool ${e.upstreamName}: ${why}`)),
   ];

@@ -61,6 +61,16 @@ export interface Running {
   readonly closed: Promise<void>;
 }
 
+/**
+ * How long after it begins serving a gateway holds the start of eager upstreams served from the
+ * cached catalogue, in ms: a client's handshake and first list come first. Spawning the bundled four
+ * upstreams at once took the CPU those answers needed (spawn → first tools/list 2.0–2.6 s instead of
+ * 0.7 s on the 2-core machine), and a 2026-07-28 SDK client, which probes a stdio server's era in a
+ * throwaway sibling process, made that probe spawn every upstream only to end them (newcomer3). A
+ * call, a search that finds an upstream's tools, or shutdown starts it sooner.
+ */
+export const CACHED_START_DELAY_MS = 500;
+
 /** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
@@ -78,7 +88,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     import('./gateway/subscriptions.js'),
     import('./gateway/passthrough.js'),
   ]);
+  // Eager upstreams served from the cached catalogue wait until the gateway has served a moment (see CACHED_START_DELAY_MS).
+  let openGate: () => void = () => undefined;
+  const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
   const opened = await openShelf(config, logger, options.version, {
+    cachedStartGate,
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
       modern?.catalogueChanged();
@@ -233,6 +247,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   } else {
     await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioConnection());
   }
+  setTimeout(openGate, CACHED_START_DELAY_MS).unref();
   const started = opened.pool.startsEnded().then(() => (shuttingDown ? undefined : opened.summary()));
   return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), started, shutdown, closed };
 }

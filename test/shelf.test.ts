@@ -4,7 +4,7 @@ import { buildCatalogue } from '../src/catalog/build.js';
 import type { UpstreamTool } from '../src/catalog/types.js';
 import { parseConfig } from '../src/config/load.js';
 import { projectTool } from '../src/schema/project.js';
-import { buildShelf, manifestBudget, MANIFEST_FLOOR_TOKENS } from '../src/shelf.js';
+import { buildShelf, manifestBudget, MANIFEST_FLOOR_TOKENS, ruleWarnings } from '../src/shelf.js';
 import { jsonBytes } from '../src/schema/measure.js';
 import { advertisedTools, wireTool } from '../src/gateway/advertise.js';
 
@@ -37,5 +37,24 @@ describe.skipIf(!existsSync(catalogs))('manifest budget (DESIGN §6, §13)', () 
     const small = buildCatalogue(config, new Map([['pw', load('playwright.json').slice(0, 5)]]), project);
     expect(manifestBudget(4000, small.deferred)).toBe(MANIFEST_FLOOR_TOKENS);
     expect(manifestBudget(500, small.deferred)).toBe(500);
+  });
+});
+
+describe('tools rules that match nothing (newcomer3)', () => {
+  const bundled = JSON.parse(readFileSync(new URL('./fixtures/catalogs/bundled.json', import.meta.url), 'utf8')) as Record<string, UpstreamTool[]>;
+
+  it('warns, with close names, about a rule naming no tool of its listed server; a server not listed yet is not judged', () => {
+    const config = configOf({
+      mcpServers: {
+        files: { command: 'x', tools: { 'no-such-tool': { exposure: 'direct' }, read_fle: { exposure: 'hidden' }, read_text_file: { exposure: 'direct' } } },
+        later: { command: 'y', tools: { anything: { exposure: 'hidden' } } },
+      },
+    });
+    const lines = ruleWarnings(config, new Map([['files', bundled.files!]]));
+    expect(lines).toEqual([
+      'upstream "files": the tools rule "no-such-tool" matches none of its 14 tools, so it does nothing',
+      'upstream "files": the tools rule "read_fle" matches none of its 14 tools, so it does nothing; did you mean "read_file"?',
+    ]);
+    expect(buildShelf(config, new Map([['files', bundled.files!]]), undefined).ruleWarnings).toEqual(lines);
   });
 });

@@ -45,6 +45,15 @@ export function decideExposure(
   return { exposure, keywords: sortKeywords(matching.flatMap(([, rule]) => rule.keywords ?? [])) };
 }
 
+/**
+ * The patterns of a server's `tools` rules (exact names and globs) that match none of `names`, its
+ * upstream tools as listed, in the rules' order. A rule that matches nothing is most often a typo,
+ * and does nothing: a mistyped `"hidden"` rule leaves the tool it meant visible (newcomer3). Pure.
+ */
+export function unmatchedRules(rules: Readonly<Record<string, ToolRule>> | undefined, names: readonly string[]): string[] {
+  return Object.keys(rules ?? {}).filter((pattern) => !names.some((name) => (isGlob(pattern) ? globMatches(pattern, name) : pattern === name)));
+}
+
 /** Deduplicates and sorts trigger words: shorter first, then alphabetical (DESIGN §6). */
 export function sortKeywords(words: readonly string[]): string[] {
   return [...new Set(words.map((w) => w.trim()).filter((w) => w.length > 0))].sort(

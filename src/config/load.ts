@@ -55,12 +55,13 @@ export function parseConfig(
   env: Readonly<Record<string, string | undefined>>,
   baseDir: string,
 ): Result<Config, ConfigProblem[]> {
+  // Editors on Windows save "UTF-8 with BOM"; JSON.parse refuses the mark, so it is dropped first.
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let raw: unknown;
   try {
-    // Editors on Windows save "UTF-8 with BOM"; JSON.parse refuses the mark, so it is dropped first.
-    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    raw = JSON.parse(source);
   } catch (cause) {
-    return err([{ path: '/', message: `not valid JSON: ${(cause as Error).message}` }]);
+    return err([{ path: '/', message: `not valid JSON: ${withLineAndColumn((cause as Error).message, source)}` }]);
   }
   const expanded = interpolate(raw, env);
   const disabled = disabledServerPaths(raw);
@@ -85,4 +86,17 @@ function disabledServerPaths(raw: unknown): string[] {
   return Object.entries(servers as Record<string, unknown>)
     .filter(([, entry]) => (entry as { disabled?: unknown } | null)?.disabled === true)
     .map(([key]) => `/mcpServers/${escapePointer(key)}/`);
+}
+
+/**
+ * A JSON.parse message with the line and column (both from 1) of the `at position N` it gives,
+ * when it gives one and does not already say them: Node 20 names only the offset, which an editor
+ * does not show (newcomer3). `text` is what was parsed (the offsets count in it). Pure.
+ */
+export function withLineAndColumn(message: string, text: string): string {
+  const match = /at position (\d+)(?! \(line)/.exec(message);
+  if (!match) return message;
+  const position = Number(match[1]);
+  const before = text.slice(0, position).split('\n');
+  return `${message} (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }

@@ -68,7 +68,10 @@ function describeError(error: ErrorObject): ConfigProblem[] {
     }
     case 'enum': {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      return [{ path, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` }];
+      // A misspelt word ("defered") gets the one it was meant to be, as a misspelt key does (newcomer3).
+      const words = allowed.filter((v): v is string => typeof v === 'string');
+      const [near] = typeof error.data === 'string' ? suggestNames(error.data, words, 1) : [];
+      return [{ path, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${near ? `; did you mean "${near}"?` : ''}` }];
     }
     case 'anyOf':
     case 'const':

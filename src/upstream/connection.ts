@@ -128,6 +128,8 @@ export class UpstreamConnection {
   private fromCache = false;
   /** The start in progress, awaited by a first use. */
   private starting: Promise<void> | undefined;
+  /** Lets a start held by {@link open}'s `gate` begin now (a use, a search, close); undefined once begun. */
+  private releaseHeld: (() => void) | undefined;
   /** Calls and requests under way; an idle lazy upstream is stopped only when none is. */
   private readonly idle = new IdleStop({
     idleMs: () => (this.lazy ? this.idleStopMs : 0),
@@ -188,9 +190,11 @@ export class UpstreamConnection {
   /**
    * Begins the upstream's life in the pool. With a cached listing the cached tools are served at
    * once: a lazy upstream stays `idle` (nothing spawned) until first use, an eager one starts in
-   * the background. Without one it starts and this resolves as {@link start} does.
+   * the background, once `gate` resolves when given (status `starting` meanwhile; a use, a search's
+   * {@link warm} or close() begin it sooner). Without a cached listing it starts and this resolves as
+   * {@link start} does.
    */
-  open(): Promise<void> {
+  open(gate?: Promise<void>): Promise<void> {
     const cached = this.options.cache?.load(this.key, this.server);
     if (!cached) return this.start();
     this.tools = cached.tools;
@@ -201,8 +205,26 @@ export class UpstreamConnection {
     else if (cached.era) this.options.logger.debug(`upstream "${this.key}": the cached ${cached.era} verdict is over 7 days old (or unstamped); probing its era again`);
     this.fromCache = true;
     if (this.lazy) this.status = 'idle';
+    else if (gate) this.holdStart(gate);
     else void this.start();
     return Promise.resolve();
+  }
+
+  /**
+   * Holds an eager upstream's start until `gate` resolves or {@link releaseHeld} is called. The
+   * serving gateway holds them until it has answered its first client: spawning four upstreams took
+   * the CPU its handshake needed and tripled the time to a client's first answer, and a 2026-07-28
+   * SDK client's throwaway probe process spawned every upstream only to end them (newcomer3).
+   */
+  private holdStart(gate: Promise<void>): void {
+    const released = new Promise<void>((resolve) => (this.releaseHeld = resolve));
+    void gate.then(() => this.releaseHeld?.());
+    this.starting = released
+      .then(() => {
+        this.releaseHeld = undefined;
+        return outsideCalls(() => this.startNow());
+      })
+      .finally(() => (this.starting = undefined));
   }
 
   /** Resolves when the start under way (if any) has ended, ready or not; never rejects. */
@@ -213,7 +235,10 @@ export class UpstreamConnection {
   /** Starts an `idle` upstream, or waits for the start under way; then the status says how it went. */
   private async ensureStarted(): Promise<void> {
     if (this.status === 'idle') await this.start();
-    else if (this.status === 'starting') await this.starting;
+    else if (this.status === 'starting') {
+      this.releaseHeld?.();
+      await this.starting;
+    }
   }
 
   /**
@@ -222,7 +247,10 @@ export class UpstreamConnection {
    */
   warm(): void {
     if (this.status === 'idle') void this.start();
-    else this.idle.touch();
+    else {
+      this.releaseHeld?.();
+      this.idle.touch();
+    }
   }
 
   /** Runs `op` with the upstream started (if idle) and counted as in use; idle time counts from the end. */
@@ -269,6 +297,7 @@ export class UpstreamConnection {
    * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
   start(): Promise<void> {
+    this.releaseHeld?.();
     this.starting ??= outsideCalls(() => this.startNow()).finally(() => (this.starting = undefined));
     return this.starting;
   }
@@ -627,6 +656,8 @@ export class UpstreamConnection {
     this.notifications?.close();
     this.signIn?.close();
     this.abandonStart?.(new Error('closed'));
+    // A held start begins and ends at once (closed), so startEnded() resolves.
+    this.releaseHeld?.();
     this.endClient();
     await Promise.all(this.ending.values());
   }

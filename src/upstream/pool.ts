@@ -72,10 +72,11 @@ export class UpstreamPool {
    * Opens every upstream at once (see {@link UpstreamConnection.open}: one with a cached listing is
    * served from it at once); resolves when each uncached one is ready or has failed, by the start
    * timeout at the latest, or at once after close(). Never rejects. An upstream that comes up later
-   * (on a retry, or behind a cached listing) is announced with `onToolsChanged`.
+   * (on a retry, or behind a cached listing) is announced with `onToolsChanged`. `gate`: eager
+   * upstreams served from the cache start once it resolves ({@link UpstreamConnection.open}).
    */
-  async start(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.open()));
+  async start(gate?: Promise<void>): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.open(gate)));
   }
 
   /**

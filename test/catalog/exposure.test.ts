@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideExposure, globMatches, sortKeywords } from '../../src/catalog/exposure.js';
+import { decideExposure, globMatches, sortKeywords, unmatchedRules } from '../../src/catalog/exposure.js';
 
 describe('exposure rules (DESIGN §3)', () => {
   const rules = {
@@ -26,5 +26,19 @@ describe('exposure rules (DESIGN §3)', () => {
     expect(globMatches('get.*', 'get.user')).toBe(true);
     expect(globMatches('get.*', 'getXuser')).toBe(false);
     expect(globMatches('a?c', 'abc')).toBe(true);
+  });
+});
+
+describe('rules that match no tool (newcomer3)', () => {
+  const names = ['read_file', 'read_text_file', 'list_directory'];
+
+  it('names the exact rules and globs no listed tool matches, in the rules\' order', () => {
+    const rules = { 'no-such-tool': { exposure: 'direct' as const }, read_file: { exposure: 'hidden' as const }, 'write_*': { exposure: 'hidden' as const }, 'read_*': { keywords: ['open'] }, read_fle: { exposure: 'hidden' as const } };
+    expect(unmatchedRules(rules, names)).toEqual(['no-such-tool', 'write_*', 'read_fle']);
+  });
+
+  it('has nothing to say without rules', () => {
+    expect(unmatchedRules(undefined, names)).toEqual([]);
+    expect(unmatchedRules({}, names)).toEqual([]);
   });
 });

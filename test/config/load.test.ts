@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig, withLineAndColumn } from '../../src/config/load.js';
 import { applyDefaults, schemaOptionsFor, type RawConfig } from '../../src/config/defaults.js';
 import { assignNames } from '../../src/catalog/naming.js';
 import { startTimeoutFromEnv } from '../../src/upstream/pool.js';
@@ -54,6 +54,16 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(result.ok && Object.keys(result.value.mcpServers)).toEqual(['a']);
     const inside = parseConfig(`{"mcpServers":\ufeff{}}`, {}, '/base');
     expect(!inside.ok && inside.error[0]?.message).toMatch(/^not valid JSON/);
+  });
+
+  it('says on which line and column the JSON breaks, BOM or not (newcomer3: Node 20 gives only the offset)', () => {
+    const text = '{\n  "mcpServers": {\n    files: {}\n  }\n}';
+    const plain = parseConfig(text, {}, '/');
+    expect(!plain.ok && plain.error[0]?.message).toMatch(/^not valid JSON: .*at position 24 \(line 3, column 5\)$/);
+    const bom = parseConfig(`\ufeff${text}`, {}, '/');
+    expect(!bom.ok && bom.error[0]?.message).toMatch(/\(line 3, column 5\)$/);
+    expect(withLineAndColumn('Unexpected end of JSON input', '{')).toBe('Unexpected end of JSON input');
+    expect(withLineAndColumn('Unexpected token in JSON at position 3 (line 1 column 4)', 'abcd')).toBe('Unexpected token in JSON at position 3 (line 1 column 4)');
   });
 
   it('returns every problem at once, sorted by path', () => {
@@ -229,6 +239,16 @@ describe('a misspelt key (newcomer report)', () => {
       { path: '/mcpServers/s/arg', message: 'is not a known key; did you mean "args"?' },
       { path: '/mcpServers/s/auht', message: 'is not a known key' },
       { path: '/mcpServers/s/hedaers', message: 'is not a known key' },
+    ]);
+  });
+});
+
+describe('a misspelt value (newcomer3)', () => {
+  it('is refused with the allowed values and the one it is closest to; a value like none gets no guess', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x","exposure":"defered","tools":{"w":{"exposure":"sometimes"}}}},"bridge":{"callTool":"nevr"}}')).toEqual([
+      { path: '/bridge/callTool', message: 'must be one of "auto", "always", "never"; did you mean "never"?' },
+      { path: '/mcpServers/a/exposure', message: 'must be one of "direct", "deferred", "hidden"; did you mean "deferred"?' },
+      { path: '/mcpServers/a/tools/w/exposure', message: 'must be one of "direct", "deferred", "hidden"' },
     ]);
   });
 });

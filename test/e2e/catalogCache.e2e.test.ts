@@ -61,6 +61,18 @@ describe('catalogue cache and lazy upstreams', () => {
     expect(textOf(result)).toBe(`alpha from ${spawned()[1]}`);
   });
 
+  it('starts an eager upstream served from the cache by itself once the gateway has served, with no call (newcomer3)', async () => {
+    const { path, spawned } = setup();
+    await (await start(path)).close();
+    expect(spawned()).toHaveLength(1);
+
+    const gateway = await start(path);
+    expect(await names(gateway)).toEqual(['rec__alpha', 'rec__beta']);
+    expect(await waitFor(() => spawned().length === 2, 20_000)).toBe(true);
+    const result = await gateway.client.callTool({ name: 'rec__alpha', arguments: { id: 1 } });
+    expect(textOf(result)).toBe(`alpha from ${spawned()[1]}`);
+  });
+
   it('starts a lazy upstream when a search returns its tools', async () => {
     const { path, spawned } = setup({ lazy: true, tools: [tool('alpha'), tool('weather_forecast')] });
     const config = JSON.parse(readFileSync(path, 'utf8'));

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamConnection } from '../../src/upstream/connection.js';
+import type { ListingStore } from '../../src/upstream/listingCache.js';
 import type { CallOutcome } from '../../src/upstream/types.js';
 import { fakeServer, FakeUpstream, tool } from './fakeUpstream.js';
 
@@ -173,6 +174,53 @@ describe('start-up (issue #5 item 3)', () => {
     await vi.advanceTimersByTimeAsync(375);
     expect(conn.status).toBe('ready');
     expect(changed).toEqual(['up']);
+  });
+});
+
+describe('an eager upstream served from the cache, held until the gateway has served (newcomer3)', () => {
+  /** A catalogue cache that knows the fake upstream's tools: `open` serves them without connecting. */
+  const cached: ListingStore = { load: () => ({ tools: [tool('echo')] }), save: () => {} };
+  const never = new Promise<void>(() => {});
+
+  it('connects nothing before the gate opens, and starts once it does', async () => {
+    let openGate: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
+    await conn.open(gate);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(fake.attempts).toHaveLength(0);
+    expect(conn.status).toBe('starting');
+    expect(conn.tools.map((t) => t.name)).toEqual(['echo']);
+    openGate();
+    await conn.startEnded();
+    expect(fake.attempts).toHaveLength(1);
+    expect(conn.status).toBe('ready');
+  });
+
+  it('starts at once for a call, and the call is answered', async () => {
+    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
+    await conn.open(never);
+    const outcome = await conn.callTool('echo', {});
+    expect(outcome.kind).toBe('ok');
+    expect(fake.attempts).toHaveLength(1);
+  });
+
+  it('starts at once when a search finds its tools (warm)', async () => {
+    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
+    await conn.open(never);
+    conn.warm();
+    await conn.startEnded();
+    expect(fake.attempts).toHaveLength(1);
+    expect(conn.status).toBe('ready');
+  });
+
+  it('closes without ever connecting, and its start counts as ended', async () => {
+    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
+    await conn.open(never);
+    await conn.close();
+    await conn.startEnded();
+    expect(fake.attempts).toHaveLength(0);
+    expect(conn.status).toBe('closed');
   });
 });
 
