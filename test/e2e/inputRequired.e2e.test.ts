@@ -143,8 +143,8 @@ describe('a call whose upstream waits on its client’s answer does not time out
     gateway = await startHttp(config);
   }, 60_000);
   afterAll(async () => {
-    await gateway.stop();
     upstream.child.kill();
+    await gateway.stop();
   });
 
   it('a legacy client answering an elicitation after 3 s (stdio upstream, direct calls) gets the result, and so does the next client', async () => {
