@@ -37,6 +37,8 @@ export interface InspectedTool {
   readonly tokens: number;
   /** The upstream description was clipped to the description budget. */
   readonly descriptionClipped: boolean;
+  /** The upstream gave a non-blank description (else the table says `none`). */
+  readonly hasDescription: boolean;
   /** False when even the top-level surface exceeds the schema budget. */
   readonly withinBudget: boolean;
 }
@@ -184,6 +186,7 @@ function inspectTool(entry: CatalogEntry): InspectedTool {
     rung: projected.rung,
     tokens: estimateTokens(projected.projectedBytes),
     descriptionClipped: upstreamDescription.trim() !== '' && projected.description !== upstreamDescription,
+    hasDescription: upstreamDescription.trim() !== '',
     withinBudget: projected.withinBudget,
   };
 }
@@ -222,7 +225,7 @@ function serverTable(server: InspectedServer): string[] {
   if (server.tools.length === 0) return head;
   const rows = server.tools.map(
     (t) =>
-      `| ${t.name} | ${t.exposure} | ${n(t.canonicalBytes)} | ${n(t.projectedBytes)}${t.withinBudget ? '' : ' (over budget)'} | ${t.rung} | ${n(t.tokens)} | ${t.descriptionClipped ? 'clipped' : ''} |`,
+      `| ${t.name} | ${t.exposure} | ${n(t.canonicalBytes)} | ${n(t.projectedBytes)}${t.withinBudget ? '' : ' (over budget)'} | ${t.rung} | ${n(t.tokens)} | ${t.descriptionClipped ? 'clipped' : t.hasDescription ? 'kept' : 'none'} |`,
   );
   return [...head, '', '| tool | exposure | canonical B | projected B | rung | ~tokens | description |', '|---|---|---:|---:|---:|---:|---|', ...rows];
 }

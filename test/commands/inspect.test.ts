@@ -106,7 +106,7 @@ describe('toolshelf inspect', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^## counter$/m);
     expect(run.stdout).toMatch(/^## big$/m);
-    expect(run.stdout).toMatch(/^\| big__search_records \| deferred \| 10,654 \| [\d,]+ \| [1-6] \| [\d,]+ \| {2}\|$/m);
+    expect(run.stdout).toMatch(/^\| big__search_records \| deferred \| 10,654 \| [\d,]+ \| [1-6] \| [\d,]+ \| kept \|$/m);
     expect(run.stdout).toMatch(/^\| all direct \(canonical schemas\) \| [\d,]+ \| [\d,]+ \|$/m);
     expect(run.stdout).toMatch(/^## Manifest \(tool_search description/m);
     expect(run.stderr).not.toMatch(/^toolshelf: upstreams:/m);
