@@ -3,7 +3,7 @@
  * own). Holds the SDK Server, this client's promoted tools in promotion order, and what the client
  * last listed, so list_changed is sent only when what it sees changed. Source: DESIGN §5, §9.
  */
-import { CallToolRequestSchema, ListToolsRequestSchema, ResultSchema } from '@modelcontextprotocol/core';
+import { CallToolRequestSchema, ListToolsRequestSchema, LoggingLevelSchema, ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type Tool, type Transport } from '@modelcontextprotocol/server';
 import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
@@ -62,8 +62,8 @@ export function upstreamLog(server: string, params: Record<string, unknown>): Re
   return { ...params, logger: typeof params.logger === 'string' ? `${server}/${params.logger}` : server };
 }
 
-/** Log levels from least to most severe (RFC 5424, as MCP names them; MCP spec, Server › Utilities › Logging). */
-const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+/** Log levels from least to most severe: the SDK's schema order (RFC 5424 as MCP names them; MCP spec, Server › Utilities › Logging). */
+const LOG_LEVELS: readonly string[] = LoggingLevelSchema.options;
 
 /** Whether a message at `level` is below `threshold` (false when either is not a known level: nothing is dropped on a guess). */
 function below(level: unknown, threshold: string | undefined): boolean {

@@ -211,10 +211,9 @@ export class UpstreamConnection {
   }
 
   /**
-   * Holds an eager upstream's start until `gate` resolves or {@link releaseHeld} is called. The
-   * serving gateway holds them until it has answered its first client: spawning four upstreams took
-   * the CPU its handshake needed and tripled the time to a client's first answer, and a 2026-07-28
-   * SDK client's throwaway probe process spawned every upstream only to end them (newcomer3).
+   * Holds an eager upstream's start until `gate` resolves or {@link releaseHeld} is called (a use, a
+   * search's {@link warm}, close()). Why the serving gateway holds them: toolshelf.ts
+   * `CACHED_START_DELAY_MS`.
    */
   private holdStart(gate: Promise<void>): void {
     const released = new Promise<void>((resolve) => (this.releaseHeld = resolve));
@@ -236,6 +235,7 @@ export class UpstreamConnection {
   private async ensureStarted(): Promise<void> {
     if (this.status === 'idle') await this.start();
     else if (this.status === 'starting') {
+      // A start held by open()'s gate begins now: this use needs it.
       this.releaseHeld?.();
       await this.starting;
     }

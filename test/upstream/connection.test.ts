@@ -181,12 +181,15 @@ describe('an eager upstream served from the cache, held until the gateway has se
   /** A catalogue cache that knows the fake upstream's tools: `open` serves them without connecting. */
   const cached: ListingStore = { load: () => ({ tools: [tool('echo')] }), save: () => {} };
   const never = new Promise<void>(() => {});
+  /** A connection to the fake upstream, opened from the cache with its start held by `gate`. */
+  async function openHeld(gate: Promise<void>): Promise<void> {
+    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
+    await conn.open(gate);
+  }
 
   it('connects nothing before the gate opens, and starts once it does', async () => {
     let openGate: () => void = () => {};
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
-    await conn.open(gate);
+    await openHeld(new Promise<void>((resolve) => (openGate = resolve)));
     await vi.advanceTimersByTimeAsync(60_000);
     expect(fake.attempts).toHaveLength(0);
     expect(conn.status).toBe('starting');
@@ -198,16 +201,14 @@ describe('an eager upstream served from the cache, held until the gateway has se
   });
 
   it('starts at once for a call, and the call is answered', async () => {
-    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
-    await conn.open(never);
+    await openHeld(never);
     const outcome = await conn.callTool('echo', {});
     expect(outcome.kind).toBe('ok');
     expect(fake.attempts).toHaveLength(1);
   });
 
   it('starts at once when a search finds its tools (warm)', async () => {
-    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
-    await conn.open(never);
+    await openHeld(never);
     conn.warm();
     await conn.startEnded();
     expect(fake.attempts).toHaveLength(1);
@@ -215,8 +216,7 @@ describe('an eager upstream served from the cache, held until the gateway has se
   });
 
   it('closes without ever connecting, and its start counts as ended', async () => {
-    conn = new UpstreamConnection('up', fakeServer(), fake.options({ cache: cached }));
-    await conn.open(never);
+    await openHeld(never);
     await conn.close();
     await conn.startEnded();
     expect(fake.attempts).toHaveLength(0);
