@@ -64,7 +64,7 @@ export interface Running {
 /**
  * How long after it begins serving a gateway holds the start of eager upstreams served from the
  * cached catalogue, in ms: a client's handshake and first list come first. Spawning the bundled four
- * upstreams at once took the CPU those answers needed (spawn → first tools/list 1.6–2.6 s, 0.7–1.2 s
+ * upstreams at once took the CPU those answers needed (spawn → first tools/list 1.6–2.6 s, 1.0–1.2 s
  * held, on the 2-core machine), and a 2026-07-28 SDK client, which probes a stdio server's era in a
  * throwaway sibling process, made that probe spawn every upstream only to end them (newcomer3). A
  * call, a search that finds an upstream's tools, or shutdown starts it sooner.
