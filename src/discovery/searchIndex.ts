@@ -191,9 +191,10 @@ function searchIndex(
   limit: number,
 ): Ranked {
   const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
-  if (max === 0 || typeof query !== 'string') return { hits: [], terms: 0, exact: 0, size: names.length };
+  if (max === 0 || typeof query !== 'string') return { hits: [], terms: 0, distinctTerms: 0, exact: 0, size: names.length };
   // Tokenized once, for BM25 and the name-words key alike.
   const terms = tokenize(query);
+  const distinct = new Set(terms).size;
   const results = lookup.mini.search(query, { tokenize: () => terms });
   const top = results[0]?.score ?? 0;
   const named = lookup.byWords.get(terms.join(' ')) ?? [];
@@ -206,14 +207,14 @@ function searchIndex(
   // Matched terms are counted for kept hits only: a 1,000-tool OR query returns hundreds of results.
   const coveredBy = (id: number): number => {
     const result = results.find((candidate) => candidate.id === id);
-    return result === undefined ? terms.length : new Set(result.queryTerms).size;
+    return result === undefined ? distinct : new Set(result.queryTerms).size;
   };
   const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1, matchedTerms: coveredBy(id) }));
   for (const result of results) {
     if (hits.length >= max) break;
     if (!first.includes(result.id as number)) hits.push({ name: names[result.id as number]!, score: result.score, matchedTerms: new Set(result.queryTerms).size });
   }
-  return { hits: hits.slice(0, max), terms: terms.length, exact: exactCount, size: names.length };
+  return { hits: hits.slice(0, max), terms: terms.length, distinctTerms: distinct, exact: exactCount, size: names.length };
 }
 
 function toDoc(entry: CatalogEntry, id: number): IndexedDoc {
