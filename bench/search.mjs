@@ -1,9 +1,10 @@
 // Search benchmark (issue 4, issue 12, DESIGN §13): retrieval quality on the shared dev sets
 // (toolshelf's index beside plain BM25); tool_search answer bytes, promotions and weak judgements
 // (today's full-schema answer beside the compact one, same catalogue and ranking); 2-fold
-// cross-validation over query ids of every tuned constant (strong-rule floor and short-query share,
-// ratio and coverage; deprecated penalty); in-process latency of a search (ranking + strong rule), an index rebuild and
-// a manifest render at 100, 1,000 and 10,000 tools. Catalogues past the shared ones are renamed copies.
+// cross-validation over query ids of every tuned constant (strong-rule floor, short-query terms and
+// share, ratio and coverage; deprecated penalty); in-process latency of a search (ranking + strong
+// rule), an index rebuild and a manifest render at 100, 1,000 and 10,000 tools. Catalogues past the
+// shared ones are renamed copies.
 // Run after a build: `npm run bench:search` (or `npx tsc -p tsconfig.json && node bench/search.mjs`).
 // Prints markdown tables to stdout.
 import { existsSync, readFileSync } from 'node:fs';
