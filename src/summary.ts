@@ -6,6 +6,7 @@ import type { Config } from './config/types.js';
 import { advertisedTools, wireTool } from './gateway/advertise.js';
 import { discoveryMode } from './gateway/clients.js';
 import { modernTools, TOOLS_LIST_CACHE } from './gateway/modern/server.js';
+import { sessionSettings } from './gateway/session.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import type { BuiltShelf } from './shelf.js';
 import type { UpstreamSummary } from './upstream/pool.js';
@@ -39,16 +40,7 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
   const allDirect = catalogue.entries.map((e) => ({ ...wireTool(e), description: e.tool.description ?? '', inputSchema: e.tool.inputSchema }));
   const hidden = [...catalogue.counts.values()].reduce((sum, c) => sum + c.hidden, 0);
   const firstListBytes = jsonBytes({ tools: first });
-  const settings = {
-    discoveryEnabled: config.discovery.enabled,
-    defaultLimit: config.discovery.defaultLimit,
-    maxLimit: config.discovery.maxLimit,
-    captureToolIo: config.trace.captureToolIo,
-    callTool: config.bridge.callTool,
-    discoveryMode: config.discovery.mode,
-    alwaysLoad: config.discovery.alwaysLoad,
-  };
-  const modernListBytes = jsonBytes({ tools: modernTools({ shelf: () => shelf, settings }, undefined), ...TOOLS_LIST_CACHE });
+  const modernListBytes = jsonBytes({ tools: modernTools({ shelf: () => shelf, settings: sessionSettings(config) }, undefined), ...TOOLS_LIST_CACHE });
   const allDirectBytes = jsonBytes({ tools: allDirect });
   return {
     upstreams,
