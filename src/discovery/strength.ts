@@ -87,7 +87,7 @@ export interface RankedForJudgement {
   readonly terms: number;
   /** Distinct search terms in the query (`matchedTerms` counts against these). */
   readonly distinctTerms: number;
-  /** How many leading hits matched the query as an exact name. */
+  /** How many leading hits matched the query as an exact name or held a configured keyword phrase of theirs. */
   readonly exact: number;
   /** Searchable tools in the index. */
   readonly size: number;

@@ -108,6 +108,17 @@ describe('short queries on the bundled config (servers.config.json over its serv
     expect(found.structured.weak).toBe(true);
   });
 
+  it('a configured keyword phrase finds its tool, strong, though every word of it is a stop word ("what do you know" found nothing; newcomer4)', async () => {
+    for (const query of ['what do you know', 'What do you know about Ada?', 'recall everything']) {
+      const found = await answer(query);
+      expect(found.matched[0], query).toBe('memory__read_graph');
+      expect(found.strong, query).toEqual(['memory__read_graph']);
+    }
+    // Whole words only, and a one-word keyword is BM25's: no phrase takes "know" or "somewhat do you knowledge".
+    expect((await answer('somewhat do you knowledge')).strong).not.toContain('memory__read_graph');
+    expect((await answer('you know')).strong).not.toContain('memory__read_graph');
+  });
+
   it('short queries that name what a tool does stay strong', async () => {
     expect(await answer('add two numbers')).toMatchObject({ strong: ['everything__get-sum'], weak: false });
     expect(await answer('echo a message')).toMatchObject({ strong: ['everything__echo'], weak: false });
