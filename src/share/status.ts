@@ -8,12 +8,12 @@
  * session's (those could tell one client of another's calls).
  * File format: the instance's pid on the first line, then one `<sequence> <text>` line per entry.
  */
-import { readFileSync, renameSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 /** Most lines the file keeps (the oldest go first): a start summary and a few upstream changes fit. */
 export const MAX_STATUS_LINES = 40;
-/** How often a relay checks the status file for new lines, in ms. */
-export const STATUS_POLL_MS = 500;
+/** How often a relay reads the status file for new lines, in ms (a file of a few hundred bytes). */
+export const STATUS_POLL_MS = 1000;
 
 /** The writing side, in the instance. */
 export interface StatusWriter {
@@ -75,6 +75,8 @@ export function followStatus(path: string, pid: () => number | undefined, print:
     }
   };
   show();
-  watchFile(path, { interval: STATUS_POLL_MS, persistent: false }, show);
-  return () => unwatchFile(path, show);
+  // Read on a timer, not on a stat watch: a line added before the watch took its first stat was missed.
+  const timer = setInterval(show, STATUS_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -34,10 +34,10 @@ it('a follower prints each line once, the ones there when it starts and the ones
   const stop = followStatus(path, () => process.pid, (line) => printed.push(line));
   expect(printed).toEqual(['first']);
   status.add('second');
-  expect(await waitFor(() => printed.length === 2, 10_000)).toBe(true);
+  expect(await waitFor(() => printed.length === 2, 30_000)).toBe(true);
   stop();
   status.add('third');
-  await new Promise((r) => setTimeout(r, 1200));
+  await new Promise((r) => setTimeout(r, 2500));
   expect(printed).toEqual(['first', 'second']);
 });
 
