@@ -5,11 +5,13 @@
  */
 import { readConfigText } from '../config/load.js';
 import { resolve } from 'node:path';
+import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
 import type { Config } from '../config/types.js';
 import type { Running } from '../toolshelf.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
+import { reachLines } from '../gateway/hostCheck.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
@@ -176,7 +178,10 @@ async function serve(
   for (const line of formatSummary(running.summary)) logger.info(line);
   // Served before every upstream was up (start-up wait, cached catalogue): say when they are (newcomer report).
   if (running.summary.upstreams.some((u) => u.status === 'starting')) void running.started.then((now) => now && logger.info(upstreamsLine(now.upstreams, 'upstreams now')));
-  if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+  if (running.url && listen) {
+    logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+    for (const line of reachLines(listen.host, Number(new URL(running.url).port), networkInterfaces()).info) logger.info(line);
+  }
   if (listen && process.env.npm_command !== undefined) stopWhenOrphaned(stop, logger);
   if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);
   await running.closed;
