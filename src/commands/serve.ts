@@ -180,7 +180,9 @@ async function serve(
   if (running.summary.upstreams.some((u) => u.status === 'starting')) void running.started.then((now) => now && logger.info(upstreamsLine(now.upstreams, 'upstreams now')));
   if (running.url && listen) {
     logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
-    for (const line of reachLines(listen.host, Number(new URL(running.url).port), networkInterfaces()).info) logger.info(line);
+    const reach = reachLines(listen.host, Number(new URL(running.url).port), Boolean(token), networkInterfaces());
+    for (const line of reach.info) logger.info(line);
+    for (const line of reach.warn) logger.warn(line);
   }
   if (listen && process.env.npm_command !== undefined) stopWhenOrphaned(stop, logger);
   if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);

@@ -61,11 +61,13 @@ export function clientUrl(address: string, port: number): string {
 
 /**
  * The start-up lines about reach for a front bound to `bound` on `port`: for a wildcard bind, an info
- * line with the URLs other machines use (this machine's non-internal addresses). Link-local IPv6
- * addresses are left out: they need a zone a URL rarely carries.
+ * line with the URLs other machines use (this machine's non-internal addresses); for any bind beyond
+ * loopback without a token (`tokenSet` false), a warning that anyone who can reach it can call every
+ * upstream. Link-local IPv6 addresses are left out: they need a zone a URL rarely carries.
  */
-export function reachLines(bound: string, port: number, interfaces: Interfaces): { info: string[] } {
+export function reachLines(bound: string, port: number, tokenSet: boolean, interfaces: Interfaces): { info: string[]; warn: string[] } {
   const info: string[] = [];
+  const warn: string[] = [];
   if (isWildcard(bound)) {
     const v4Only = bare(bound) === '0.0.0.0';
     const remote = Object.values(interfaces)
@@ -74,5 +76,10 @@ export function reachLines(bound: string, port: number, interfaces: Interfaces):
       .map((a) => `http://${urlHost(a.address)}:${port}/mcp`);
     info.push(`listening on every interface (${bare(bound)}): other machines use ${remote.length > 0 ? remote.join(' or ') : "this machine's address"} (Host: this machine's addresses or host name)`);
   }
-  return { info };
+  if (!isLoopback(bound) && !tokenSet) {
+    warn.push(
+      `serving ${bare(bound)}:${port} beyond loopback with no token: anyone who can reach that address can call every upstream's tools. Set TOOLSHELF_TOKEN (or --token) to require "Authorization: Bearer <token>"`,
+    );
+  }
+  return { info, warn };
 }

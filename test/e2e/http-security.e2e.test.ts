@@ -50,6 +50,10 @@ describe('HTTP front, no token (DESIGN §11)', () => {
     expect(listeners(Number(url.port))).toEqual([`0100007F:${Number(url.port).toString(16).toUpperCase().padStart(4, '0')}`]);
   });
 
+  it('on loopback without a token, no warning about serving beyond loopback', () => {
+    expect(gateway.stderr.join('\n')).not.toMatch(/beyond loopback|other machines/);
+  });
+
   it('a Host header that is not loopback is refused with 403 (DNS rebinding)', async () => {
     const answer = await rawHttp(gateway.url, { headers: { host: `evil.example:${new URL(gateway.url).port}` }, body: initBody });
     expect(answer.status).toBe(403);
@@ -169,10 +173,22 @@ describe('bound to every interface (--http 0.0.0.0:PORT; newcomer4)', () => {
     expect(evil.status).toBe(403);
   });
 
-  it('says at start which URLs other machines use', async () => {
+  it('says at start which URLs other machines use; with a token, no warning', async () => {
     expect(await waitFor(() => gateway.stderr.some((l) => l.includes('listening on every interface')))).toBe(true);
     const text = gateway.stderr.join('\n');
     for (const address of ownAddresses.filter((a) => !a.startsWith('['))) expect(text).toContain(`http://${address}:${port}/mcp`);
+    expect(text).not.toMatch(/no token/);
+  });
+
+  it('without a token, warns at start that anyone who can reach the address can use every upstream', async () => {
+    const open = await spawnHttp(emptyConfig(), ['--http', '0.0.0.0:0'], { TOOLSHELF_TOKEN: '' });
+    try {
+      expect(await waitFor(() => open.stderr.some((l) => l.includes('no token')))).toBe(true);
+      const line = open.stderr.find((l) => l.includes('no token'));
+      expect(line).toMatch(/^toolshelf: warn: serving 0\.0\.0\.0:\d+ beyond loopback with no token: anyone who can reach that address can call every upstream's tools\. Set TOOLSHELF_TOKEN/);
+    } finally {
+      await open.stop();
+    }
   });
 });
 

@@ -50,9 +50,22 @@ describe('clientUrl', () => {
 });
 
 describe('reachLines', () => {
-  it("a wildcard bind names other machines' URLs (no internal or link-local address)", () => {
-    expect(reachLines('0.0.0.0', 3333, machine).info).toEqual(["listening on every interface (0.0.0.0): other machines use http://192.0.2.2:3333/mcp (Host: this machine's addresses or host name)"]);
-    expect(reachLines('::', 3333, machine).info).toEqual(["listening on every interface (::): other machines use http://192.0.2.2:3333/mcp or http://[fd00::2]:3333/mcp (Host: this machine's addresses or host name)"]);
-    expect(reachLines('127.0.0.1', 3333, machine).info).toEqual([]);
+  it("a wildcard bind names other machines' URLs (no internal or link-local address); without a token it warns", () => {
+    expect(reachLines('0.0.0.0', 3333, false, machine)).toEqual({
+      info: ["listening on every interface (0.0.0.0): other machines use http://192.0.2.2:3333/mcp (Host: this machine's addresses or host name)"],
+      warn: [
+        `serving 0.0.0.0:3333 beyond loopback with no token: anyone who can reach that address can call every upstream's tools. Set TOOLSHELF_TOKEN (or --token) to require "Authorization: Bearer <token>"`,
+      ],
+    });
+    expect(reachLines('::', 3333, true, machine)).toEqual({
+      info: ["listening on every interface (::): other machines use http://192.0.2.2:3333/mcp or http://[fd00::2]:3333/mcp (Host: this machine's addresses or host name)"],
+      warn: [],
+    });
+  });
+
+  it('a specific address beyond loopback warns without a token; loopback never does', () => {
+    expect(reachLines('192.0.2.2', 3333, false, machine).warn).toHaveLength(1);
+    expect(reachLines('192.0.2.2', 3333, true, machine)).toEqual({ info: [], warn: [] });
+    for (const bound of ['127.0.0.1', 'localhost', '::1']) expect(reachLines(bound, 3333, false, machine)).toEqual({ info: [], warn: [] });
   });
 });
