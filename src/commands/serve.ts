@@ -25,13 +25,17 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
   ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}
   --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
-  --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP (or set TOOLSHELF_TOKEN)
+  --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP. Prefer TOOLSHELF_TOKEN=TOKEN in
+                     the environment: a flag's value shows in ps to every user of this machine
   --trace FILE       append trace events as JSON lines
   --no-share         over stdio, run a gateway of this client's own instead of sharing one
                      background instance (and its upstreams) with every client of this config
                      (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
   ${logLevelHelp('info')}
   --version, --help`;
+
+/** Environment variable holding the HTTP bearer token; preferred to `--token`, whose value `ps` shows. */
+export const TOKEN_ENV = 'TOOLSHELF_TOKEN';
 
 /** Environment variable that turns sharing off (`0`) or on (`1`) over the config's `share.enabled`. */
 export const SHARE_ENV = 'TOOLSHELF_SHARE';
@@ -101,6 +105,9 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   const configFile = { path: resolve(configPath), text: readConfigText(configPath) };
   const logger = createLogger(level.value);
   const instance = values['shared-instance'];
+  const token = values.token ?? process.env[TOKEN_ENV];
+  // A token guards the HTTP front only: over stdio the client that started toolshelf is its only client.
+  if (!listen && instance === undefined && token) logger.warn(`${values.token !== undefined ? '--token' : `${TOKEN_ENV} is set but`} only applies to --http; over stdio it is ignored`);
   if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
     const { relayShared } = await import('./shared.js');
     return relayShared(configFile, level.value, values.trace, err);
@@ -111,7 +118,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
     if (!paths) return EXIT_OK;
     return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs });
   }
-  return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, logger);
+  return serve(config, configFile, listen, token, values.trace, logger);
 }
 
 /** How often an HTTP gateway started by npm checks that its launcher is still there, in ms. */
