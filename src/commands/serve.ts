@@ -21,6 +21,7 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
        toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]   what tool_search would answer
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--subset NAME] [--json]    ranking quality
        toolshelf auth login SERVER | status [--json] | logout SERVER [--config FILE]       OAuth sign-in to remote servers
+       toolshelf help | --help | --version
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
   ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}
@@ -32,7 +33,8 @@ Serves every MCP server in the config as one: a few direct tools plus tool_searc
                      background instance (and its upstreams) with every client of this config
                      (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
   ${logLevelHelp('info')}
-  --version, --help`;
+  --version          print the version
+  --help, help       print this usage`;
 
 /** Environment variable holding the HTTP bearer token; preferred to `--token`, whose value `ps` shows. */
 export const TOKEN_ENV = 'TOOLSHELF_TOKEN';
