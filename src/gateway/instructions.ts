@@ -12,6 +12,18 @@ import { textBytes } from '../schema/measure.js';
 export const SHELF_INSTRUCTIONS =
   'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.';
 
+/**
+ * The instructions for one client: `text` as is when its tool list has `tool_search` (`hasSearch`);
+ * else `text` without its opening sentence `opening`, which tells of a tool_search that client does
+ * not have (discovery in `client` mode, discovery off, nothing deferred), upstreams' sections kept;
+ * undefined when nothing is left. Codex was told to use tool_search and got "Unknown tool" (newcomer4).
+ */
+export function instructionsForList(text: string, opening: string, hasSearch: boolean): string | undefined {
+  if (hasSearch || !text.startsWith(opening)) return text;
+  const rest = text.slice(opening.length).trimStart();
+  return rest === '' ? undefined : rest;
+}
+
 /** One upstream's instructions and its budget in UTF-8 bytes. */
 export interface UpstreamInstructions {
   readonly server: string;
@@ -28,12 +40,30 @@ export function upstreamInstructions(
   texts: ReadonlyMap<string, string>,
   counts: ReadonlyMap<string, ExposureCounts>,
   budgetOf: (server: string) => number,
+  nameOf: (server: string, tool: string) => string | undefined = () => undefined,
 ): UpstreamInstructions[] {
   const hiddenOnly = (server: string): boolean => {
     const count = counts.get(server);
     return count !== undefined && count.hidden > 0 && count.direct + count.deferred === 0;
   };
-  return [...texts].filter(([server, text]) => text.trim() !== '' && !hiddenOnly(server)).map(([server, text]) => ({ server, text, maxBytes: budgetOf(server) }));
+  return [...texts]
+    .filter(([server, text]) => text.trim() !== '' && !hiddenOnly(server))
+    .map(([server, text]) => ({ server, text: qualifyToolNames(text, (tool) => nameOf(server, tool)), maxBytes: budgetOf(server) }));
+}
+
+/**
+ * `text` (one upstream's instructions) with its tools' names as the client calls them: `nameOf` gives
+ * the qualified name of an upstream tool name (undefined: not a tool, or hidden). A name is replaced
+ * where it stands as a whole token, and only if it is backquoted or holds `_`, `-` or `.`, so a tool
+ * named like a plain word ("search") leaves the prose alone. server-everything's "Use
+ * `get-roots-list`" named a tool the client knows as `everything__get-roots-list` (newcomer4).
+ */
+export function qualifyToolNames(text: string, nameOf: (tool: string) => string | undefined): string {
+  return text.replace(/(`?)([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9])\1/g, (whole, tick: string, token: string) => {
+    const qualified = nameOf(token);
+    if (qualified === undefined || (tick === '' && !/[_.-]/.test(token))) return whole;
+    return `${tick}${qualified}${tick}`;
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import { ensurePrivateDir } from '../lib/stateDir.js';
 import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
 import { instancePid, processAlive } from './claim.js';
+import { followStatus } from './status.js';
 import type { InstancePaths } from './paths.js';
 
 /** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
@@ -109,6 +110,8 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<numb
     return 1;
   }
   options.note(`toolshelf: serving through the shared instance (pid ${instancePid(options.paths) ?? '?'}, log ${options.paths.log}); --no-share runs a gateway of its own`);
+  // The instance's summary and upstream failures, on this client's stderr (its MCP log) too.
+  const unfollow = followStatus(options.paths.status, () => instancePid(options.paths), (line) => options.note(`toolshelf (shared instance): ${line}`));
   let clientEnded = false;
   return new Promise<number>((resolve) => {
     let gone: NodeJS.Timeout | undefined;
@@ -121,6 +124,7 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<numb
     socket.on('error', () => undefined);
     socket.once('close', () => {
       clearTimeout(gone);
+      unfollow();
       options.input.unpipe(socket);
       if (!clientEnded) options.note('toolshelf: the shared instance went away; the next start replaces it');
       resolve(clientEnded ? 0 : 1);
