@@ -6,6 +6,7 @@
 import { serverOfName, serverPrefixes } from './catalog/naming.js';
 import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
+import { changedSettings, reloadSummary } from './config/changes.js';
 import { problemLine } from './config/report.js';
 import type { HttpFront } from './gateway/http.js';
 import type { ModernFront } from './gateway/modern/front.js';
@@ -268,10 +269,9 @@ async function watchForReload(file: { path: string; text: string }, opened: Open
   return watchConfig(file.path, file.text, process.env, {
     onValid: async (next) => {
       try {
-        const { added, removed, restarted } = await opened.reload(next);
-        const touched: [string, readonly string[]][] = [['added', added], ['removed', removed], ['restarted', restarted]];
-        const parts = touched.filter(([, keys]) => keys.length > 0).map(([what, keys]) => `${what} ${keys.join(', ')}`);
-        logger.info(`config reloaded from ${file.path}${parts.length > 0 ? `: ${parts.join('; ')}` : ' (no server changed)'}`);
+        const previous = opened.config();
+        const touched = await opened.reload(next);
+        logger.info(`config reloaded from ${file.path}${reloadSummary(touched, changedSettings(previous, next, touched))}`);
       } catch (error) {
         logger.error(`config ${file.path} refused, the running config is kept: ${(error as Error).message}`);
       }

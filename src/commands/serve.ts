@@ -5,12 +5,14 @@
  */
 import { readConfigText } from '../config/load.js';
 import { resolve } from 'node:path';
+import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
 import type { Config } from '../config/types.js';
 import type { Running } from '../toolshelf.js';
 import type { StatusWriter } from '../share/status.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
+import { reachLines } from '../gateway/hostCheck.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
@@ -20,17 +22,23 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
        toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]   what tool_search would answer
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--subset NAME] [--json]    ranking quality
        toolshelf auth login SERVER | status [--json] | logout SERVER [--config FILE]       OAuth sign-in to remote servers
+       toolshelf help | --help | --version
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.
   ${CONFIG_HELP.replace('FILE  ', 'FILE      ')}
   --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
-  --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP (or set TOOLSHELF_TOKEN)
+  --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP. Prefer TOOLSHELF_TOKEN=TOKEN in
+                     the environment: a flag's value shows in ps to every user of this machine
   --trace FILE       append trace events as JSON lines
   --no-share         over stdio, run a gateway of this client's own instead of sharing one
                      background instance (and its upstreams) with every client of this config
                      (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
   ${logLevelHelp('info')}
-  --version, --help`;
+  --version          print the version
+  --help, help       print this usage`;
+
+/** Environment variable holding the HTTP bearer token; preferred to `--token`, whose value `ps` shows. */
+export const TOKEN_ENV = 'TOOLSHELF_TOKEN';
 
 /** Environment variable that turns sharing off (`0`) or on (`1`) over the config's `share.enabled`. */
 export const SHARE_ENV = 'TOOLSHELF_SHARE';
@@ -100,6 +108,9 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   const configFile = { path: resolve(configPath), text: readConfigText(configPath) };
   const logger = createLogger(level.value);
   const instance = values['shared-instance'];
+  const token = values.token ?? process.env[TOKEN_ENV];
+  // A token guards the HTTP front only: over stdio the client that started toolshelf is its only client.
+  if (!listen && instance === undefined && token) logger.warn(`${values.token !== undefined ? '--token' : `${TOKEN_ENV} is set but`} only applies to --http; over stdio it is ignored`);
   if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
     const { relayShared } = await import('./shared.js');
     return relayShared(configFile, level.value, values.trace, err);
@@ -110,7 +121,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
     if (!paths) return EXIT_OK;
     return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs, status: statusWriter(paths.status) });
   }
-  return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, logger);
+  return serve(config, configFile, listen, token, values.trace, logger);
 }
 
 /** How often an HTTP gateway started by npm checks that its launcher is still there, in ms. */
@@ -189,7 +200,12 @@ async function serve(
       for (const line of failureLines(now.upstreams)) socket?.status.add(line);
     });
   }
-  if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+  if (running.url && listen) {
+    logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
+    const reach = reachLines(listen.host, Number(new URL(running.url).port), Boolean(token), networkInterfaces());
+    for (const line of reach.info) logger.info(line);
+    for (const line of reach.warn) logger.warn(line);
+  }
   if (listen && process.env.npm_command !== undefined) stopWhenOrphaned(stop, logger);
   if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);
   await running.closed;

@@ -14,7 +14,8 @@ export function problemLine(problem: ConfigProblem): string {
   return `  ${printablePath(problem.path)}: ${problem.message}`;
 }
 
-function printablePath(path: string): string {
+/** `path` (a JSON path) with each segment clipped to {@link MAX_SEGMENT_CHARS} and control characters escaped. */
+export function printablePath(path: string): string {
   return path
     .split('/')
     .map((segment) => {

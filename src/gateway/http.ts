@@ -8,9 +8,11 @@
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname as machineName, networkInterfaces } from 'node:os';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../trace/log.js';
+import { allowedHostnames, clientUrl, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
@@ -55,8 +57,9 @@ export interface HttpOptions {
   readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<boolean>;
 }
 
-/** A running HTTP front: its bound address and a close that ends every session. */
+/** A running HTTP front: the URL a client uses and a close that ends every session. */
 export interface HttpFront {
+  /** The bound address's URL; for a wildcard bind its loopback counterpart (hostCheck.ts `clientUrl`). */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -91,9 +94,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
   const address = server.address() as AddressInfo;
   const sweep = setInterval(() => closeIdle(live, options.idleMs ?? DEFAULT_IDLE_MS), Math.min(60_000, options.idleMs ?? DEFAULT_IDLE_MS));
   sweep.unref();
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}/mcp`,
+    url: clientUrl(address.address, address.port),
     close: async () => {
       clearInterval(sweep);
       await Promise.all([...live.values()].map((l) => l.transport.close().catch(() => undefined)));
@@ -187,9 +189,13 @@ function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
-/** Host must name a loopback address (or the bound host); a browser Origin must be local too (DNS rebinding). */
+/**
+ * Host must name a loopback address or the bound host (for a wildcard bind: this machine's addresses
+ * or host name, read per request as interfaces come and go); a browser Origin must name one of the
+ * same (DNS rebinding).
+ */
 function checkRequest(req: IncomingMessage, options: HttpOptions): { status: number; message: string } | undefined {
-  const allowed = allowedHostnames(options.host);
+  const allowed = allowedHostnames(options.host, isWildcard(options.host) ? networkInterfaces() : {}, machineName());
   const host = header(req, 'host');
   if (!host || !allowed.has(hostname(host))) return { status: 403, message: `Forbidden: Host "${host ?? ''}" is not allowed` };
   const origin = header(req, 'origin');
@@ -206,12 +212,6 @@ function checkRequest(req: IncomingMessage, options: HttpOptions): { status: num
     return { status: 401, message: 'Unauthorized: missing or wrong bearer token' };
   }
   return undefined;
-}
-
-function allowedHostnames(bound: string): Set<string> {
-  const names = new Set(['127.0.0.1', 'localhost', '::1']);
-  if (bound !== '0.0.0.0' && bound !== '::') names.add(bound.replace(/^\[|\]$/g, ''));
-  return names;
 }
 
 /** The host name of a Host header, lower-cased and without a trailing dot (DNS names are case-insensitive, RFC 4343). */

@@ -6,6 +6,7 @@
  * Streamable HTTP (security warning, session management).
  */
 import { readFileSync } from 'node:fs';
+import { hostname, networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { descendants, serverEntry, waitFor, writeConfig } from '../helpers/gateway.js';
@@ -47,6 +48,10 @@ describe('HTTP front, no token (DESIGN §11)', () => {
     const url = new URL(gateway.url);
     expect(url.hostname).toBe('127.0.0.1');
     expect(listeners(Number(url.port))).toEqual([`0100007F:${Number(url.port).toString(16).toUpperCase().padStart(4, '0')}`]);
+  });
+
+  it('on loopback without a token, no warning about serving beyond loopback', () => {
+    expect(gateway.stderr.join('\n')).not.toMatch(/beyond loopback|other machines/);
   });
 
   it('a Host header that is not loopback is refused with 403 (DNS rebinding)', async () => {
@@ -118,6 +123,72 @@ describe('HTTP front, no token (DESIGN §11)', () => {
     const second = await connect(gateway.url);
     expect((await second.client.listTools()).tools.map((t) => t.name)).not.toContain('everything__echo');
     await second.client.close();
+  });
+});
+
+describe('bound to every interface (--http 0.0.0.0:PORT; newcomer4)', () => {
+  const token = 's3cret-token-for-tests';
+  const auth = { authorization: `Bearer ${token}` };
+  // This machine's own names as another machine would put them in Host: its addresses and host name.
+  const ownAddresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && !/^fe80:/i.test(a.address))
+    .map((a) => (a!.family === 'IPv6' ? `[${a!.address}]` : a!.address));
+  let gateway: SpawnedHttp;
+  let port: string;
+  beforeAll(async () => {
+    gateway = await spawnHttp(emptyConfig(), ['--http', '0.0.0.0:0'], { TOOLSHELF_TOKEN: token });
+    port = new URL(gateway.url).port;
+  });
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('listens on 0.0.0.0 and prints a URL a client can use: the loopback one', async () => {
+    expect(gateway.url).toBe(`http://127.0.0.1:${port}/mcp`);
+    expect(listeners(Number(port))).toEqual([`00000000:${Number(port).toString(16).toUpperCase().padStart(4, '0')}`]);
+    const { client } = await connect(gateway.url, auth);
+    expect(await client.listTools()).toEqual({ tools: [] });
+    await client.close();
+  });
+
+  it("a Host naming this machine's own address or host name is served; any other Host still gets 403", async () => {
+    for (const name of [...ownAddresses, hostname(), 'localhost']) {
+      const answer = await rawHttp(gateway.url, { headers: { ...auth, host: `${name}:${port}` }, body: initBody });
+      expect(answer.status, name).toBe(200);
+    }
+    for (const name of ['evil.example', `${hostname()}.evil.example`, '203.0.113.9']) {
+      const answer = await rawHttp(gateway.url, { headers: { ...auth, host: `${name}:${port}` }, body: initBody });
+      expect(answer.status, name).toBe(403);
+    }
+  });
+
+  it("the Origin check takes the same names: this machine's address is served, a foreign Origin gets 403", async () => {
+    for (const name of [...ownAddresses, hostname()]) {
+      const origin = `http://${name}:${port}`;
+      const answer = await rawHttp(gateway.url, { headers: { ...auth, host: `${name}:${port}`, origin }, body: initBody });
+      expect(answer.status, origin).toBe(200);
+    }
+    const evil = await rawHttp(gateway.url, { headers: { ...auth, origin: 'http://evil.example' }, body: initBody });
+    expect(evil.status).toBe(403);
+  });
+
+  it('says at start which URLs other machines use; with a token, no warning', async () => {
+    expect(await waitFor(() => gateway.stderr.some((l) => l.includes('listening on every interface')))).toBe(true);
+    const text = gateway.stderr.join('\n');
+    for (const address of ownAddresses.filter((a) => !a.startsWith('['))) expect(text).toContain(`http://${address}:${port}/mcp`);
+    expect(text).not.toMatch(/no token/);
+  });
+
+  it('without a token, warns at start that anyone who can reach the address can use every upstream', async () => {
+    const open = await spawnHttp(emptyConfig(), ['--http', '0.0.0.0:0'], { TOOLSHELF_TOKEN: '' });
+    try {
+      expect(await waitFor(() => open.stderr.some((l) => l.includes('no token')))).toBe(true);
+      const line = open.stderr.find((l) => l.includes('no token'));
+      expect(line).toMatch(/^toolshelf: warn: serving 0\.0\.0\.0:\d+ beyond loopback with no token: anyone who can reach that address can call every upstream's tools\. Set TOOLSHELF_TOKEN/);
+    } finally {
+      await open.stop();
+    }
   });
 });
 

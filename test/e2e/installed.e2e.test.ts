@@ -11,7 +11,7 @@
  * choose), and `npm ci --offline` fetches each tarball from the cache by its integrity.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -78,6 +78,19 @@ afterAll(async () => {
 });
 
 describe('the packed tarball, installed (issue #8 point 8)', () => {
+  it('ships the MIT LICENSE package.json names, and no source maps (they pointed to src/, which is not shipped; newcomer4)', () => {
+    const installed = join(project, 'node_modules', 'toolshelf');
+    expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('MIT');
+    const license = readFileSync(join(installed, 'LICENSE'), 'utf8');
+    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) 2026 toolshelf contributors\n/);
+    expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
+    const dist = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' });
+    expect(dist).toContain('cli.js');
+    expect(dist.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(dist.filter((f) => f.endsWith('.js') && readFileSync(join(installed, 'dist', f), 'utf8').includes('sourceMappingURL'))).toEqual([]);
+    expect(existsSync(join(installed, 'src'))).toBe(false);
+  });
+
   it('runs the bundled config from a folder with no servers.config.json: all four servers connect by their bins', async () => {
     const empty = tempDir('toolshelf-empty-');
     const bin = join(project, 'node_modules', '.bin', 'toolshelf');

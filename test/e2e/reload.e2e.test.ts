@@ -67,6 +67,25 @@ describe('config reload', () => {
     expect(textOf(await gateway.client.callTool({ name: 'edit__ping', arguments: {} }))).toBe(`ping from ${pids('edit')[1]}`);
   });
 
+  it('an exposure-only edit: clients get list_changed, and the log line names the setting, no upstream touched (newcomer4)', async () => {
+    const servers = { counter: { command: 'node', args: [fixture('counter.mjs')] } };
+    const path = writeConfig({ mcpServers: servers, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    let changed = 0;
+    gateway.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    expect(await names(gateway)).toContain('counter__call_count');
+
+    save(path, { mcpServers: servers, exposure: 'deferred' });
+    expect(await waitFor(() => gateway.stderr.some((l) => l.includes('config reloaded')), 20_000)).toBe(true);
+    // It said "(no server changed)" though every client's tool list changed.
+    expect(gateway.stderr.find((l) => l.includes('config reloaded'))).toBe(
+      `toolshelf: config reloaded from ${path}: no upstream added, removed or restarted; settings changed: /exposure`,
+    );
+    expect(await waitFor(() => changed > 0, 20_000)).toBe(true);
+    expect(await names(gateway)).not.toContain('counter__call_count');
+  });
+
   it('refuses a file that fails validation, lists every problem and keeps the running config', async () => {
     const path = writeConfig({ mcpServers: { keep: entry('solo') }, exposure: 'direct' }, tempDir());
     const gateway = await startStdio(path);

@@ -186,6 +186,8 @@ export async function openRawHttp(url: string, headers: Record<string, string> =
 export interface SpawnedHttp {
   readonly url: string;
   readonly child: ChildProcess;
+  /** Its stderr so far, line by line. */
+  readonly stderr: string[];
   /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -207,6 +209,7 @@ export async function spawnHttp(configPath: string, args: string[], env: Record<
   return {
     url,
     child,
+    stderr,
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
