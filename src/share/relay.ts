@@ -12,7 +12,7 @@ import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { ensurePrivateDir } from '../lib/stateDir.js';
 import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
-import { instancePid, processAlive } from './claim.js';
+import { instanceOwner, instancePid } from './claim.js';
 import type { InstancePaths } from './paths.js';
 
 /** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
@@ -82,16 +82,14 @@ async function reachInstance(options: RelayOptions): Promise<Socket | undefined>
   if (existing) return existing;
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
     // An instance that holds the pid file and lives is still starting: wait for it rather than start a rival.
-    const owner = instancePid(paths);
-    if (owner === undefined || !processAlive(owner)) startInstance(options);
+    if (instanceOwner(paths) === undefined) startInstance(options);
     const started = Date.now();
     while (Date.now() - started < options.startWaitMs) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       const socket = await tryConnect(paths.socket);
       if (socket) return socket;
       // No live owner after Node's start-up grace: the instance died (a bad start); try again.
-      const pid = instancePid(paths);
-      if ((pid === undefined || !processAlive(pid)) && Date.now() - started > BOOT_GRACE_MS) break;
+      if (instanceOwner(paths) === undefined && Date.now() - started > BOOT_GRACE_MS) break;
     }
   }
   return undefined;

@@ -6,6 +6,7 @@
  * Each test has its own TOOLSHELF_STATE_DIR (test/helpers/stateDir.setup.ts), so no instance is
  * shared across tests or with the user.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +123,32 @@ describe('shared upstreams', () => {
     const fresh = upstreams().at(-1);
     expect(answer).toBe(`ping from ${fresh}`);
     expect(started).not.toContain(fresh);
+  });
+
+  it('replaces a killed instance whose pid now belongs to an unrelated process, as after a reboot (breaker4)', async () => {
+    const { path, upstreams } = setup();
+    const a = await client(path);
+    await names(a);
+    const [killed] = instances();
+    started.push(...upstreams());
+    process.kill(killed!, 'SIGKILL');
+    expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true);
+    // The pid file and socket stay behind; the system hands the pid to a process that is no instance.
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+    const pidFile = join(dir, readdirSync(dir).find((f) => f.endsWith('.pid'))!);
+    const stranger = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(pidFile, `${stranger.pid}\n`);
+      // Before: the client waited for the stranger to listen until its initialize timed out (60 s).
+      const b = await client(path);
+      expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
+      const [replacement] = instances();
+      expect(replacement).not.toBe(stranger.pid);
+      expect(alive(replacement!)).toBe(true);
+      expect(alive(stranger.pid!)).toBe(true); // left alone
+    } finally {
+      stranger.kill('SIGKILL');
+    }
   });
 
   it('routes an upstream\'s sampling request to the client whose call caused it, not to the other', async () => {
