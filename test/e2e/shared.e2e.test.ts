@@ -53,6 +53,17 @@ afterEach(async () => {
   for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
 
+/** Starts the instance of `path` through a client, SIGKILLs it (its upstreams are killed after the test) and returns its pid. */
+async function killInstance(path: string, upstreams: () => number[]): Promise<number> {
+  const a = await client(path);
+  await names(a);
+  const [killed] = instances();
+  started.push(...upstreams());
+  process.kill(killed!, 'SIGKILL');
+  expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true); // its relay ends with the instance
+  return killed!;
+}
+
 const names = async (c: Connected): Promise<string[]> => (await c.client.listTools()).tools.map((t) => t.name).sort();
 
 describe('shared upstreams', () => {
@@ -106,12 +117,7 @@ describe('shared upstreams', () => {
 
   it('replaces a killed instance with a new one for the next client', async () => {
     const { path, upstreams } = setup();
-    const a = await client(path);
-    await names(a);
-    const [killed] = instances();
-    started.push(...upstreams());
-    process.kill(killed!, 'SIGKILL');
-    expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true); // its relay ends with the instance
+    const killed = await killInstance(path, upstreams);
 
     const b = await client(path);
     expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
@@ -127,12 +133,7 @@ describe('shared upstreams', () => {
 
   it('replaces a killed instance whose pid now belongs to an unrelated process, as after a reboot (breaker4)', async () => {
     const { path, upstreams } = setup();
-    const a = await client(path);
-    await names(a);
-    const [killed] = instances();
-    started.push(...upstreams());
-    process.kill(killed!, 'SIGKILL');
-    expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true);
+    await killInstance(path, upstreams);
     // The pid file and socket stay behind; the system hands the pid to a process that is no instance.
     const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
     const pidFile = join(dir, readdirSync(dir).find((f) => f.endsWith('.pid'))!);
