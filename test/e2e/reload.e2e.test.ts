@@ -86,4 +86,28 @@ describe('config reload', () => {
     expect(await waitFor(() => pids('more').length === 1, 20_000)).toBe(true);
     expect(pids('solo')).toHaveLength(1);
   });
+
+  it('lets a call in flight on a changed or removed server end before ending it; a call meanwhile waits for the replacement (breaker4)', async () => {
+    const path = writeConfig({ mcpServers: { edit: entry('drain-edit'), gone: entry('drain-gone') }, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['edit__ping', 'gone__ping']);
+    const [editPid] = pids('drain-edit');
+    const [gonePid] = pids('drain-gone');
+    const slow = { waitMs: 6000 };
+    const onEdit = gateway.client.callTool({ name: 'edit__ping', arguments: slow });
+    const onGone = gateway.client.callTool({ name: 'gone__ping', arguments: slow });
+    await new Promise((r) => setTimeout(r, 1000));
+
+    save(path, { mcpServers: { edit: entry('drain-edit', ['--changed']) }, exposure: 'direct' });
+    await new Promise((r) => setTimeout(r, 1500));
+    const meanwhile = gateway.client.callTool({ name: 'edit__ping', arguments: {} });
+    // Before: both answered "upstream server ... is unavailable: the connection closed during the call".
+    expect(textOf(await onEdit)).toBe(`ping from ${editPid}`);
+    expect(textOf(await onGone)).toBe(`ping from ${gonePid}`);
+    expect(await waitFor(() => !alive(editPid!) && !alive(gonePid!), 20_000)).toBe(true);
+    expect(textOf(await meanwhile)).toBe(`ping from ${pids('drain-edit')[1]}`);
+    expect(pids('drain-edit')).toHaveLength(2);
+    expect(await namesBecome(gateway, ['edit__ping'])).toEqual(['edit__ping']);
+  });
 });
