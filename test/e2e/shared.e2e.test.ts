@@ -7,12 +7,12 @@
  * shared across tests or with the user.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { alive, cliPath, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { alive, cliPath, descendants, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 function setup(exposure: 'direct' | 'deferred' = 'direct') {
   const dir = tempDir();
@@ -173,6 +173,36 @@ describe('shared upstreams', () => {
     const result = await a.callTool({ name: 'local__ask', arguments: { prompt: 'secret of A', kind: 'sampling', related: false } });
     expect(textOf(result)).toBe('answered: A read secret of A');
     expect(seen).toEqual({ A: ['secret of A'], B: [] });
+  });
+
+  it('serves the client from its own process when no instance can be reached, saying why (breaker4)', async () => {
+    const { path, upstreams } = setup();
+    const state = process.env.TOOLSHELF_STATE_DIR!;
+    // A socket path over sun_path's 107 bytes (Node listened on it cut short: ENOENT, then EADDRINUSE),
+    // and a state folder whose `shared` is a file (EEXIST): each left the client with no gateway.
+    const long = join(state, 'l'.repeat(120));
+    mkdirSync(long, { mode: 0o700 });
+    const blocked = join(state, 'blocked');
+    mkdirSync(blocked, { mode: 0o700 });
+    writeFileSync(join(blocked, 'shared'), '');
+    try {
+      for (const [dir, why] of [
+        [long, /the socket path .* is \d+ bytes, over the 107/],
+        [blocked, /the shared instance cannot be started: EEXIST/],
+      ] as const) {
+        process.env.TOOLSHELF_STATE_DIR = dir;
+        const c = await client(path);
+        expect(await names(c)).toEqual(['rec__ping', 'rec__weather_forecast']);
+        expect(textOf(await c.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${upstreams().at(-1)}`);
+        expect(c.stderr.join('\n')).toMatch(why);
+        expect(c.stderr.join('\n')).toContain('serving from this process instead');
+        expect(descendants(c.pid)).toContain(upstreams().at(-1)); // its own upstream, not an instance's
+        await c.close();
+      }
+    } finally {
+      process.env.TOOLSHELF_STATE_DIR = state;
+    }
+    expect(existsSync(join(long, 'shared'))).toBe(false); // no instance tried a cut-short path
   });
 
   it('keeps one gateway per client with --no-share', async () => {
