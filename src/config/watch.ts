@@ -2,10 +2,12 @@
  * Config reload (issue #11 point 3): watches the config file and applies each valid edit; a file
  * that fails validation is refused with every problem listed and the running config kept. Watches
  * the file and its folder, because editors that save by writing a new file and renaming it over the
- * old one (vim, JetBrains) end the file's own watch. Events are debounced, and a save that leaves
- * the text unchanged does nothing.
+ * old one (vim, JetBrains) end the file's own watch. A config that is a symlink (dotfiles, a
+ * Kubernetes ConfigMap) changes where the link points, so the file's watch is renewed after every
+ * change and the folder of the file it resolves to is watched too. Events are debounced, and a save
+ * that leaves the text unchanged does nothing.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { realpathSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parseConfig, readConfigText } from './load.js';
 import type { Config, ConfigProblem } from './types.js';
@@ -51,30 +53,50 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
     if (!parsed.ok) return hooks.onInvalid(parsed.error);
     await hooks.onValid(parsed.value);
   };
-  const schedule = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(check, check);
-    }, RELOAD_DEBOUNCE_MS);
-  };
-  const watchers: FSWatcher[] = [];
-  const add = (target: string, filter?: (changed: string | null) => boolean): void => {
+  let closed = false;
+  const add = (into: FSWatcher[], target: string, filter?: (changed: string | null) => boolean): void => {
     try {
       const watcher = watch(target, { persistent: false }, (_event, changed) => {
         if (!filter || filter(changed)) schedule();
       });
       watcher.on('error', () => watcher.close());
-      watchers.push(watcher);
+      into.push(watcher);
     } catch {
-      // A platform without fs.watch for this target: the other watch still covers most edits.
+      // A platform without fs.watch for this target (or the file is missing): the folders' watches still cover most edits.
     }
   };
-  add(file);
-  add(dirname(file), (changed) => changed === null || changed === name);
+  const folder: FSWatcher[] = [];
+  let current: FSWatcher[] = [];
+  /**
+   * Watches the file as it is now (its own watch ends when it is replaced, and the watch of the file
+   * a symlink resolves to sees nothing once the link is repointed) and the folder of the file it resolves to.
+   * A symlinked config applied its first save by rename and no later one (breaker4).
+   */
+  const renew = (): void => {
+    for (const watcher of current.splice(0)) watcher.close();
+    if (closed) return;
+    add(current, file);
+    let real: string;
+    try {
+      real = realpathSync(file);
+    } catch {
+      return;
+    }
+    if (dirname(real) !== dirname(file)) add(current, dirname(real), (changed) => changed === null || changed === basename(real));
+  };
+  const schedule = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(check, check).finally(renew);
+    }, RELOAD_DEBOUNCE_MS);
+  };
+  add(folder, dirname(file), (changed) => changed === null || changed === name);
+  renew();
   return {
     close() {
+      closed = true;
       clearTimeout(timer);
-      for (const watcher of watchers) watcher.close();
+      for (const watcher of [...folder, ...current.splice(0)]) watcher.close();
     },
   };
 }

@@ -4,7 +4,7 @@
  * file that fails validation is refused with every problem listed on stderr and the running config
  * kept. Processes are counted by the recorder fixture's pid files.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
@@ -109,5 +109,26 @@ describe('config reload', () => {
     expect(textOf(await meanwhile)).toBe(`ping from ${pids('drain-edit')[1]}`);
     expect(pids('drain-edit')).toHaveLength(2);
     expect(await namesBecome(gateway, ['edit__ping'])).toEqual(['edit__ping']);
+  });
+
+  it('applies every save to a config that is a symlink into another folder, not only the first (breaker4)', async () => {
+    // A config kept in a dotfiles folder and linked into place; the editor saves the target by rename.
+    const dotfiles = join(tempDir(), 'dotfiles');
+    mkdirSync(dotfiles);
+    const target = join(dotfiles, 'servers.config.json');
+    save(target, { mcpServers: { one: entry('link-one') }, exposure: 'direct' });
+    const path = join(tempDir(), 'servers.config.json');
+    symlinkSync(target, path);
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['one__ping']);
+    const saves = [['one', 'two'], ['two'], ['three', 'two']];
+    for (const keys of saves) {
+      save(target, { mcpServers: Object.fromEntries(keys.map((key) => [key, entry(`link-${key}`)])), exposure: 'direct' });
+      const expected = keys.map((key) => `${key}__ping`).sort();
+      // Before: the first save applied and every later one was ignored.
+      expect(await namesBecome(gateway, expected)).toEqual(expected);
+    }
+    expect(gateway.stderr.filter((l) => l.includes('config reloaded'))).toHaveLength(saves.length);
   });
 });
