@@ -144,7 +144,7 @@ export class UpstreamConnection {
 
   constructor(
     readonly key: string,
-    /** The entry; replaced by a reload that changed only catalogue keys (exposure, tools, prefix, schemas). */
+    /** The entry; replaced by a reload that changed only keys read at each use ({@link reconfigure}). */
     public server: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
@@ -247,6 +247,17 @@ export class UpstreamConnection {
       await waited;
     }
     if (this.status === 'idle') await this.start();
+  }
+
+  /**
+   * Takes an entry a reload changed only in keys read at each use (pool.ts `upstreamPart`), or left
+   * as it was while the config's lazy defaults may have changed: an idle upstream that is no longer
+   * lazy starts, and the idle time is counted afresh under the new `idleStopMs`.
+   */
+  reconfigure(server: ServerConfig): void {
+    this.server = server;
+    if (this.status === 'idle' && !this.lazy) void this.start();
+    else this.idle.touch();
   }
 
   /**

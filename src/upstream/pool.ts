@@ -42,11 +42,14 @@ export interface Reconciled {
 }
 
 /**
- * The part of an entry that concerns the upstream connection: everything but the catalogue's own
- * keys (exposure, per-tool rules, prefix, schemas), which a shelf rebuild applies without a restart.
+ * The part of an entry that decides the upstream process or connection: everything but the
+ * catalogue's own keys (exposure, per-tool rules, prefix, schemas), which a shelf rebuild applies,
+ * and toolshelf's own limits (timeouts, instructions budget, lazy start and idle stop), which the
+ * connection reads at each use. Raising `timeoutMs` restarted the upstream and lost its state (an
+ * open browser, an in-memory store: breaker4).
  */
 function upstreamPart(server: ServerConfig): string {
-  const { exposure: _e, tools: _t, prefix: _p, schemas: _s, ...rest } = server;
+  const { exposure: _e, tools: _t, prefix: _p, schemas: _s, timeoutMs: _to, maxTotalMs: _mt, startTimeoutMs: _st, instructionsBytes: _ib, lazy: _l, idleStopMs: _is, ...rest } = server;
   return stableJson(rest);
 }
 
@@ -109,7 +112,7 @@ export class UpstreamPool {
     for (const [key, server] of Object.entries(servers)) {
       const existing = old.get(key);
       if (existing && upstreamPart(existing.server) === upstreamPart(server)) {
-        existing.server = server;
+        existing.reconfigure(server);
         next.set(key, existing);
         continue;
       }

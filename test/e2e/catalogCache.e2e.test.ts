@@ -165,4 +165,18 @@ describe('catalogue cache and lazy upstreams', () => {
       await gateway.close();
     }
   });
+
+  it('starts an idle lazy upstream when a reload makes it eager, without restarting anything (breaker4)', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    await (await start(path)).close();
+    const gateway = await start(path);
+    expect(await names(gateway)).toEqual(['rec__alpha', 'rec__beta']);
+    expect(spawned()).toHaveLength(1); // idle, served from the cache
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.lazy = false;
+    writeFileSync(path, JSON.stringify(config));
+    expect(await waitFor(() => spawned().length === 2, 20_000)).toBe(true);
+    expect(textOf(await gateway.client.callTool({ name: 'rec__alpha', arguments: {} }))).toBe(`alpha from ${spawned()[1]}`);
+    expect(spawned()).toHaveLength(2);
+  });
 });

@@ -131,4 +131,18 @@ describe('config reload', () => {
     }
     expect(gateway.stderr.filter((l) => l.includes('config reloaded'))).toHaveLength(saves.length);
   });
+
+  it("leaves a server running when an edit changes only toolshelf's own limits for it (breaker4)", async () => {
+    const path = writeConfig({ mcpServers: { tuned: entry('tuned') }, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['tuned__ping']);
+    const [pid] = pids('tuned');
+    // Before: each of these keys restarted the upstream, losing whatever state it held.
+    save(path, { mcpServers: { tuned: { ...entry('tuned'), timeoutMs: 5000, maxTotalMs: 9000, startTimeoutMs: 7000, instructionsBytes: 100, lazy: false, idleStopMs: 0 } }, exposure: 'direct' });
+    expect(await waitFor(() => gateway.stderr.some((l) => l.includes('config reloaded')), 20_000)).toBe(true);
+    expect(gateway.stderr.join('\n')).toContain('(no server changed)');
+    expect(textOf(await gateway.client.callTool({ name: 'tuned__ping', arguments: {} }))).toBe(`ping from ${pid}`);
+    expect(pids('tuned')).toEqual([pid]);
+  });
 });
