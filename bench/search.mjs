@@ -1,9 +1,10 @@
 // Search benchmark (issue 4, issue 12, DESIGN §13): retrieval quality on the shared dev sets
 // (toolshelf's index beside plain BM25); tool_search answer bytes, promotions and weak judgements
 // (today's full-schema answer beside the compact one, same catalogue and ranking); 2-fold
-// cross-validation over query ids of every tuned constant (strong-rule floor, ratio and coverage;
-// deprecated penalty); in-process latency of a search (ranking + strong rule), an index rebuild and
-// a manifest render at 100, 1,000 and 10,000 tools. Catalogues past the shared ones are renamed copies.
+// cross-validation over query ids of every tuned constant (strong-rule floor, short-query terms and
+// share, ratio and coverage; deprecated penalty); in-process latency of a search (ranking + strong
+// rule), an index rebuild and a manifest render at 100, 1,000 and 10,000 tools. Catalogues past the
+// shared ones are renamed copies.
 // Run after a build: `npm run bench:search` (or `npx tsc -p tsconfig.json && node bench/search.mjs`).
 // Prints markdown tables to stdout.
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { evaluate } from '../dist/commands/eval.js';
 import { renderManifest } from '../dist/discovery/manifest.js';
 import { parseQueries, parseTools, toCatalogEntry } from '../dist/discovery/retrievalSet.js';
-import { crossValidate, floorAccuracy, foldOf as foldOfId, grid, rankQueries, strongSetStats } from '../dist/discovery/calibrate.js';
-import { summarise } from '../dist/discovery/metrics.js';
+import { crossValidate, foldOf as foldOfId, grid, rankQueries, strongSetStats, weakTestAccuracy } from '../dist/discovery/calibrate.js';
+import { groupsOf, summarise } from '../dist/discovery/metrics.js';
 import { buildSearchIndex, DEPRECATED_PENALTY } from '../dist/discovery/searchIndex.js';
-import { DEFAULT_STRENGTH_RULE, judge } from '../dist/discovery/strength.js';
+import { DEFAULT_STRENGTH_RULE, judge, relativeTop } from '../dist/discovery/strength.js';
 import { noMatchNote, searchResult } from '../dist/gateway/searchAnswer.js';
 
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
@@ -84,14 +85,43 @@ function cvRows(label, choices, show) {
   return choices.map((c) => `| ${label} | ${c.tunedOn} | ${show(c.value)} | ${f3(c.tuned)} | ${c.tunedOn === 'A' ? 'B' : 'A'}: ${f3(c.held)} |`);
 }
 
+/**
+ * Why the short-query test: first hits that match one query term yet pass the floor, by query length
+ * (distinct terms), and how many of them are relevant. Both sets pooled.
+ */
+function oneTermRows(ranked) {
+  const rows = ranked.flat().filter(({ ranked: r }) => r.exact === 0 && r.hits[0]?.matchedTerms === 1 && relativeTop(r) >= DEFAULT_STRENGTH_RULE.floor);
+  const line = (label, keep) => {
+    const kept = rows.filter(keep);
+    const right = kept.filter(({ query, ranked: r }) => groupsOf(query).some((group) => group.includes(r.hits[0].name))).length;
+    return `| ${label} | ${kept.length} | ${right} |`;
+  };
+  return [
+    `First hit matching one query term and passing the floor ${DEFAULT_STRENGTH_RULE.floor} (both sets):`,
+    '',
+    '| query terms | such first hits | relevant |',
+    '|---|---:|---:|',
+    line('2–3', ({ ranked: r }) => r.distinctTerms <= 3),
+    line('4 or more', ({ ranked: r }) => r.distinctTerms >= 4),
+  ];
+}
+
 /** 2-fold CV (by query id) of every tuned constant, on both shared sets at once (mean of the sets). */
 function crossValidationTables(sets) {
   const ranked = sets.map(({ entries, queries }) => rankQueries(buildSearchIndex(entries), queries, 5));
-  const floor = crossValidate(ranked, grid(0.1, 2, 0.05), floorAccuracy);
+  const floors = grid(0.1, 2, 0.05);
+  // The floor alone (the rule before the short-query test), then jointly with it; shortTerms 0 is "off" and wins ties.
+  const floor = crossValidate(ranked, floors, (rows, value) => weakTestAccuracy(rows, { floor: value, shortTerms: 0, shortShare: 0 }));
+  const weakTest = crossValidate(
+    ranked,
+    floors.flatMap((f) => [0, 1, 2, 3, 4, 5, 6].flatMap((shortTerms) => grid(0.5, 1, 0.05).map((shortShare) => ({ floor: f, shortTerms, shortShare })))),
+    weakTestAccuracy,
+  );
+  const { floor: shippedFloor, shortTerms, shortShare } = DEFAULT_STRENGTH_RULE;
   const shape = crossValidate(
     ranked,
     grid(0.3, 0.95, 0.05).flatMap((ratio) => grid(0, 1, 0.25).map((coverage) => ({ ratio, coverage }))),
-    (rows, value) => strongSetStats(rows, { floor: DEFAULT_STRENGTH_RULE.floor, ...value }).f1,
+    (rows, value) => strongSetStats(rows, { floor: shippedFloor, shortTerms, shortShare, ...value }).f1,
   );
   const penalties = grid(0.1, 1, 0.1);
   const recallAt = (penalty) => sets.map(({ entries }) => buildSearchIndex(entries, undefined, { deprecatedPenalty: penalty }));
@@ -102,14 +132,17 @@ function crossValidationTables(sets) {
     (rows, p) => (rows.length === 0 ? 0 : summarise(rows.map((r) => r.query), [5], (q) => indexes.get(p)[rows[0].set].search(q, 10).map((h) => h.name)).recall[5]),
   );
   const lines = [
-    `Shipped: floor ${DEFAULT_STRENGTH_RULE.floor}, ratio ${DEFAULT_STRENGTH_RULE.ratio}, coverage ${DEFAULT_STRENGTH_RULE.coverage}, deprecated penalty ${DEPRECATED_PENALTY}.`,
-    'Objectives (mean of the two sets): floor, balanced accuracy of "first hit relevant"; ratio + coverage, F1 of the strong set at the shipped floor; penalty, Recall@5.',
+    `Shipped: floor ${shippedFloor}, short query ≤ ${shortTerms} terms with share ${shortShare}, ratio ${DEFAULT_STRENGTH_RULE.ratio}, coverage ${DEFAULT_STRENGTH_RULE.coverage}, deprecated penalty ${DEPRECATED_PENALTY}.`,
+    'Objectives (mean of the two sets): floor (alone, and with the short-query terms and share), balanced accuracy of "first hit relevant"; ratio + coverage, F1 of the strong set at the shipped floor and short-query test; penalty, Recall@5.',
     '',
     '| constant | tuned on fold | chosen | objective there | held-out fold: objective |',
     '|---|---|---:|---:|---:|',
-    ...cvRows('floor', floor, (v) => v),
+    ...cvRows('floor alone', floor, (v) => v),
+    ...cvRows('floor, short terms, short share', weakTest, (v) => `${v.floor}, ${v.shortTerms}, ${v.shortShare}`),
     ...cvRows('ratio, coverage', shape, (v) => `${v.ratio}, ${v.coverage}`),
     ...cvRows('deprecated penalty', penaltyChoices, (v) => v),
+    '',
+    ...oneTermRows(ranked),
     '',
     `Deprecated penalty: the sets hold no deprecated tool, so Recall@5 is the same at every grid value (the fold "choice" is the grid's first); ${DEPRECATED_PENALTY} is set by filesystem's read_file case.`,
     '',

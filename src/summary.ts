@@ -5,6 +5,8 @@
 import type { Config } from './config/types.js';
 import { advertisedTools, wireTool } from './gateway/advertise.js';
 import { discoveryMode } from './gateway/clients.js';
+import { modernTools, TOOLS_LIST_CACHE } from './gateway/modern/server.js';
+import { sessionSettings } from './gateway/session.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import type { BuiltShelf } from './shelf.js';
 import type { UpstreamSummary } from './upstream/pool.js';
@@ -18,6 +20,8 @@ export interface StartSummary {
   /** First tools/list as a new client sees it (bridge tools included, nothing promoted). */
   readonly firstListBytes: number;
   readonly firstListTokens: number;
+  /** The first tools/list result a modern (2026-07-28) client gets, with its cache hint (issue #9). */
+  readonly modernListBytes: number;
   /** The same tools all advertised directly with their canonical schemas. */
   readonly allDirectBytes: number;
   readonly allDirectTokens: number;
@@ -36,6 +40,7 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
   const allDirect = catalogue.entries.map((e) => ({ ...wireTool(e), description: e.tool.description ?? '', inputSchema: e.tool.inputSchema }));
   const hidden = [...catalogue.counts.values()].reduce((sum, c) => sum + c.hidden, 0);
   const firstListBytes = jsonBytes({ tools: first });
+  const modernListBytes = jsonBytes({ tools: modernTools({ shelf: () => shelf, settings: sessionSettings(config) }, undefined), ...TOOLS_LIST_CACHE });
   const allDirectBytes = jsonBytes({ tools: allDirect });
   return {
     upstreams,
@@ -44,6 +49,7 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
     hidden,
     firstListBytes,
     firstListTokens: estimateTokens(firstListBytes),
+    modernListBytes,
     allDirectBytes,
     allDirectTokens: estimateTokens(allDirectBytes),
   };
@@ -65,7 +71,7 @@ export function formatSummary(summary: StartSummary): string[] {
   const saved = summary.allDirectBytes > 0 ? Math.round((1 - summary.firstListBytes / summary.allDirectBytes) * 100) : 0;
   const change = saved >= 0 ? `${saved}% smaller` : `${-saved}% larger: the tool_search index costs more than the few tools it defers`;
   lines.push(
-    `first tools/list: ${summary.firstListBytes.toLocaleString('en-US')} bytes (~${summary.firstListTokens.toLocaleString('en-US')} tokens) vs ${summary.allDirectBytes.toLocaleString('en-US')} bytes all-direct (${change})`,
+    `first tools/list: ${summary.firstListBytes.toLocaleString('en-US')} bytes (~${summary.firstListTokens.toLocaleString('en-US')} tokens; ${summary.modernListBytes.toLocaleString('en-US')} bytes for a 2026-07-28 client) vs ${summary.allDirectBytes.toLocaleString('en-US')} bytes all-direct (${change})`,
   );
   return lines;
 }

@@ -111,7 +111,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
   const [
-    { GatewaySession },
+    { GatewaySession, sessionSettings },
     { serveHttp, maxSessionsFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },
@@ -168,15 +168,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         },
         prefixed: (server) => opened.config().mcpServers[server]?.prefix !== false,
       },
-      settings: {
-        discoveryEnabled: now.discovery.enabled,
-        defaultLimit: now.discovery.defaultLimit,
-        maxLimit: now.discovery.maxLimit,
-        captureToolIo: now.trace.captureToolIo,
-        callTool: now.bridge.callTool,
-        discoveryMode: now.discovery.mode,
-        alwaysLoad: now.discovery.alwaysLoad,
-      },
+      settings: sessionSettings(now),
     };
   };
   const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {

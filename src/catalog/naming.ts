@@ -33,13 +33,25 @@ export function serverPrefixes(keys: readonly string[], separator: string): Map<
   const prefixes = new Map<string, string>();
   const taken = new Set<string>();
   for (const key of [...keys].sort(compare)) {
-    let prefix = sanitizeName(key);
-    while (prefix.includes(separator)) prefix = prefix.split(separator).join(replacement);
-    if (taken.has(prefix)) prefix = `${prefix}${replacement}${hashSuffix(key, '').slice(0, 4)}`;
+    let prefix = separatorFree(sanitizeName(key), separator, replacement);
+    if (taken.has(prefix)) prefix = separatorFree(`${prefix}${replacement}${hashSuffix(key, '').slice(0, 4)}`, separator, replacement);
     taken.add(prefix);
     prefixes.set(key, prefix);
   }
   return prefixes;
+}
+
+/**
+ * `prefix` made such that in `prefix + separator + tool` the first separator is the one after the
+ * prefix: each separator inside it becomes `replacement`, and a tail that starts the separator is cut
+ * (`my server!` sanitises to `my_server_`, whose `_` before `__` made `my_server___tool`, read back as
+ * server `my_server`; newcomer3). Never empty: `server` stands in for a key with nothing left.
+ */
+function separatorFree(prefix: string, separator: string, replacement: string): string {
+  let free = prefix;
+  while (free.includes(separator)) free = free.split(separator).join(replacement);
+  while (free.length > 0 && `${free}${separator}`.indexOf(separator) < free.length) free = free.slice(0, -1);
+  return free.length > 0 ? free : separatorFree('server', separator, replacement);
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { groupsOf, type JudgedQuery } from './metrics.js';
 import type { SearchIndex } from './searchIndex.js';
-import { judge, relativeTop, type RankedForJudgement, type StrengthRule } from './strength.js';
+import { judge, missesShortQuery, relativeTop, type RankedForJudgement, type StrengthRule } from './strength.js';
 
 /** One judged query's ranking, kept so a grid of rules costs no further search. */
 export interface RankedQuery {
@@ -36,19 +36,23 @@ function isRelevant(query: JudgedQuery, name: string): boolean {
   return groupsOf(query).some((group) => group.includes(name));
 }
 
+/** The part of the rule that judges a whole answer weak: the floor and the short-query test. */
+export type WeakTest = Pick<StrengthRule, 'floor' | 'shortTerms' | 'shortShare'>;
+
 /**
- * Balanced accuracy (0..1) of the floor as a test of "the first hit is relevant": the mean of the
- * share of right first hits judged strong and the share of wrong (or absent) first hits judged weak.
- * A class with no query counts as 1.
+ * Balanced accuracy (0..1) of the weak test (floor on the relative top, then the short-query share,
+ * `strength.ts`) as a test of "the first hit is relevant": the mean of the share of right first hits
+ * judged strong and the share of wrong (or absent) first hits judged weak. A class with no query
+ * counts as 1. `shortTerms` 0 is the floor alone.
  */
-export function floorAccuracy(rows: readonly RankedQuery[], floor: number): number {
+export function weakTestAccuracy(rows: readonly RankedQuery[], test: WeakTest): number {
   let right = 0;
   let rightStrong = 0;
   let wrong = 0;
   let wrongWeak = 0;
   for (const { query, ranked } of rows) {
     const first = ranked.hits[0];
-    const strong = ranked.exact > 0 || relativeTop(ranked) >= floor;
+    const strong = ranked.exact > 0 || (relativeTop(ranked) >= test.floor && !missesShortQuery(ranked, test));
     if (first !== undefined && isRelevant(query, first.name)) {
       right += 1;
       if (strong) rightStrong += 1;

@@ -127,7 +127,7 @@ export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: Ra
   let lookup: Lookup | undefined;
   // Built on first search: a catalogue replaced before anyone searches it costs nothing.
   const built = (): Lookup =>
-    (lookup ??= { mini: createMiniSearch(snapshot, boosts, bm25, penalty), byWords: nameWordsTable(snapshot), deprecated: deprecatedIds(snapshot) });
+    (lookup ??= { mini: createMiniSearch(snapshot, boosts, bm25, penalty), byWords: nameWordsTable(snapshot), phrases: boosts.keywords > 0 ? keywordPhraseTable(snapshot) : new Map(), deprecated: deprecatedIds(snapshot) });
   const exact = exactNameTable(snapshot);
   const rank = (query: string, limit: number): Ranked => searchIndex(built(), names, exact, query, limit);
   return {
@@ -142,6 +142,8 @@ export function buildSearchIndex(entries: readonly CatalogEntry[], settings?: Ra
 interface Lookup {
   readonly mini: MiniSearch<IndexedDoc>;
   readonly byWords: ReadonlyMap<string, readonly number[]>;
+  /** Configured keyword phrases of two or more words ({@link plainWords} joined by spaces) → entry ids. */
+  readonly phrases: ReadonlyMap<string, readonly number[]>;
   /** Ids of deprecated entries: they never take the name-words shortcut. */
   readonly deprecated: ReadonlySet<number>;
 }
@@ -180,8 +182,10 @@ function createMiniSearch(
 }
 
 /**
- * Exact names first, then tools whose name words are exactly the query's (`read file`, `Read a
- * file` → `read_file`, in BM25 order), then the rest by BM25.
+ * Exact names first, then tools with a configured keyword phrase the query holds (`what do you know
+ * about Ada` → the tool with the keyword "what do you know"), then tools whose name words are
+ * exactly the query's (`read file`, `Read a file` → `read_file`, in BM25 order), then the rest by
+ * BM25. Exact names and keyword phrases count as exact for the strong rule: the user named the tool.
  */
 function searchIndex(
   lookup: Lookup,
@@ -191,13 +195,15 @@ function searchIndex(
   limit: number,
 ): Ranked {
   const max = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
-  if (max === 0 || typeof query !== 'string') return { hits: [], terms: 0, exact: 0, size: names.length };
+  if (max === 0 || typeof query !== 'string') return { hits: [], terms: 0, distinctTerms: 0, exact: 0, size: names.length };
   // Tokenized once, for BM25 and the name-words key alike.
   const terms = tokenize(query);
+  const distinct = new Set(terms).size;
   const results = lookup.mini.search(query, { tokenize: () => terms });
   const top = results[0]?.score ?? 0;
   const named = lookup.byWords.get(terms.join(' ')) ?? [];
   const first = [...(exact.get(normaliseName(query)) ?? [])];
+  for (const id of phraseMatches(lookup.phrases, query)) if (!first.includes(id)) first.push(id);
   const exactCount = Math.min(first.length, max);
   for (const result of results) {
     const id = result.id as number;
@@ -206,14 +212,14 @@ function searchIndex(
   // Matched terms are counted for kept hits only: a 1,000-tool OR query returns hundreds of results.
   const coveredBy = (id: number): number => {
     const result = results.find((candidate) => candidate.id === id);
-    return result === undefined ? terms.length : new Set(result.queryTerms).size;
+    return result === undefined ? distinct : new Set(result.queryTerms).size;
   };
   const hits: SearchHit[] = first.map((id) => ({ name: names[id]!, score: top + 1, matchedTerms: coveredBy(id) }));
   for (const result of results) {
     if (hits.length >= max) break;
     if (!first.includes(result.id as number)) hits.push({ name: names[result.id as number]!, score: result.score, matchedTerms: new Set(result.queryTerms).size });
   }
-  return { hits: hits.slice(0, max), terms: terms.length, exact: exactCount, size: names.length };
+  return { hits: hits.slice(0, max), terms: terms.length, distinctTerms: distinct, exact: exactCount, size: names.length };
 }
 
 function toDoc(entry: CatalogEntry, id: number): IndexedDoc {
@@ -253,6 +259,42 @@ function normaliseName(text: string): string {
 /** A name's or query's search terms as one key: `read_file`, `readFile`, `Read a file` → `read file`. */
 function wordsKey(text: string): string {
   return tokenize(text).join(' ');
+}
+
+/**
+ * `text`'s words, lower-cased, stop words kept: keyword phrases are matched on these, since a phrase
+ * like "what do you know" is all stop words and BM25 never sees it.
+ */
+function plainWords(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+/**
+ * Keyword phrases of two or more words → entry ids. One-word keywords are left to BM25's `keywords`
+ * field: a single word ("file") is too common to name one tool.
+ */
+function keywordPhraseTable(entries: readonly CatalogEntry[]): Map<string, number[]> {
+  const table = new Map<string, number[]>();
+  entries.forEach((entry, id) => {
+    for (const keyword of entry.keywords) {
+      const words = plainWords(keyword);
+      if (words.length < 2) continue;
+      const key = words.join(' ');
+      const ids = table.get(key) ?? [];
+      if (!ids.includes(id)) ids.push(id);
+      table.set(key, ids);
+    }
+  });
+  return table;
+}
+
+/** Ids of the entries with a keyword phrase that `query` holds as whole words, in table order. */
+function phraseMatches(phrases: ReadonlyMap<string, readonly number[]>, query: string): number[] {
+  if (phrases.size === 0) return [];
+  const words = ` ${plainWords(query).join(' ')} `;
+  const ids: number[] = [];
+  for (const [phrase, owners] of phrases) if (words.includes(` ${phrase} `)) for (const id of owners) if (!ids.includes(id)) ids.push(id);
+  return ids;
 }
 
 /** Name-words key of each upstream name → entry ids (empty keys left out). */

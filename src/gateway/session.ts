@@ -15,11 +15,25 @@ import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, typ
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
 import type { LaneTarget } from './callLane.js';
 import type { NamingOptions } from '../catalog/naming.js';
+import type { Config } from '../config/types.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
 import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
 import { clientCapabilityFor, noRoots } from '../upstream/relay.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
+
+/** A session's discovery and bridge settings, read from `config` (`discovery`, `bridge`, `trace` keys). */
+export function sessionSettings(config: Config): SessionOptions['settings'] {
+  return {
+    discoveryEnabled: config.discovery.enabled,
+    defaultLimit: config.discovery.defaultLimit,
+    maxLimit: config.discovery.maxLimit,
+    captureToolIo: config.trace.captureToolIo,
+    callTool: config.bridge.callTool,
+    discoveryMode: config.discovery.mode,
+    alwaysLoad: config.discovery.alwaysLoad,
+  };
+}
 
 /** Everything a session is given by the composition root. */
 export interface SessionOptions {

@@ -125,6 +125,25 @@ describe('the server a qualified name belongs to (an unknown name of an upstream
     expect(serverOfName(`${prefixes.get('a__b')}__tool`, prefixes, '__')).toBe('a__b');
   });
 
+  it('is the key for a key ending in part of the separator ("my server!" sanitises to my_server_; newcomer3)', () => {
+    const odd = serverPrefixes(['my server!', 'files_', '_', '!!!'], '__');
+    expect(odd.get('my server!')).toBe('my_server');
+    for (const key of odd.keys()) {
+      const name = assignNames([{ server: key, tool: 'read', prefix: true }], { ...options, prefixes: odd }).names[0]!;
+      expect(name).not.toContain('___');
+      expect(serverOfName(name, odd, '__')).toBe(key);
+    }
+  });
+
+  it('is the key under any separator the config accepts, whatever the key', () => {
+    const keys = ['a', 'a_', 'a-', 'a--', '_', '-', 'x.y', 'x_-y', 'ab', 'ba', '1', 'server'];
+    for (const separator of ['__', '_', '-', '--', '_-', '-_', 'a', 'ab', '1_']) {
+      const prefixes = serverPrefixes(keys, separator);
+      expect(new Set(prefixes.values()).size).toBe(keys.length);
+      for (const key of keys) expect(serverOfName(`${prefixes.get(key)}${separator}tool`, prefixes, separator), `${key} with ${separator}`).toBe(key);
+    }
+  });
+
   it('is none for a bare name, an unknown prefix or an empty one', () => {
     expect(serverOfName('list_directory', prefixes, '__')).toBeUndefined();
     expect(serverOfName('other__tool', prefixes, '__')).toBeUndefined();

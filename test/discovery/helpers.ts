@@ -41,9 +41,13 @@ export const SKIP_MESSAGE = 'needs ../shared/data (the shared evaluation data) b
  * field the upstream declared is kept (`title`, `annotations`, `_meta`). `servers` filters by key.
  */
 export function bundledCatalogue(servers?: readonly string[]): CatalogEntry[] {
-  const path = fileURLToPath(new URL('../fixtures/catalogs/bundled.json', import.meta.url));
-  const byServer = JSON.parse(readFileSync(path, 'utf8')) as Record<string, { name: string; description?: string; inputSchema: JsonObject }[]>;
-  return Object.entries(byServer)
+  return [...bundledTools()]
     .filter(([server]) => servers === undefined || servers.includes(server))
     .flatMap(([server, tools]) => tools.map((tool) => ({ ...toCatalogEntry({ ...tool, name: `${server}__${tool.name}` }), tool: { ...tool } })));
+}
+
+/** The bundled config's npm servers' captured tools/list (test/fixtures/catalogs/bundled.json), by server key. */
+export function bundledTools(): Map<string, { name: string; description?: string; inputSchema: JsonObject }[]> {
+  const path = fileURLToPath(new URL('../fixtures/catalogs/bundled.json', import.meta.url));
+  return new Map(Object.entries(JSON.parse(readFileSync(path, 'utf8')) as Record<string, { name: string; description?: string; inputSchema: JsonObject }[]>));
 }

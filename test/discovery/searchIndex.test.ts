@@ -80,6 +80,13 @@ describe('search index (DESIGN §8)', () => {
     expect(index.search('irs', 5)).toEqual([]);
   });
 
+  it('a keyword phrase the query holds puts its tool first as an exact match, stop words and all; not with the keywords field off', () => {
+    const shelf = [entry('mem', 'read_graph', 'Read the entire knowledge graph.', { type: 'object' }, ['what do you know']), entry('mem', 'search_nodes', 'Search for nodes: what the graph holds.')];
+    expect(buildSearchIndex(shelf).rank('So, what do you know?', 5)).toMatchObject({ exact: 1, hits: [{ name: 'mem__read_graph' }] });
+    expect(buildSearchIndex(shelf).rank('what do you knowledge', 5).exact).toBe(0);
+    expect(buildSearchIndex(shelf, { boosts: { keywords: 0 } }).rank('what do you know', 5)).toMatchObject({ exact: 0, hits: [] });
+  });
+
   it('tolerates garbage input schemas', () => {
     const odd = [
       entry('x', 'a', 'Alpha tool.', { type: 'object', properties: null } as never),

@@ -3,12 +3,16 @@
  * bundled config's npm servers (captured tools/list) and the shared ones.
  * Source: issue 12 points 1–5; DESIGN §5, §6, §9.
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
 import { renderManifest } from '../../src/discovery/manifest.js';
 import { describesDeprecation, isDeprecated } from '../../src/discovery/deprecation.js';
 import { buildSearchIndex } from '../../src/discovery/searchIndex.js';
-import { judge, rareTermIdf, STRONG_FLOOR, type RankedForJudgement } from '../../src/discovery/strength.js';
-import { bundledCatalogue, entry, SHARED_ABSENT, sharedCatalogue } from './helpers.js';
+import { judge, missesShortQuery, rareTermIdf, STRONG_FLOOR, type RankedForJudgement } from '../../src/discovery/strength.js';
+import { searchResult } from '../../src/gateway/searchAnswer.js';
+import { buildShelf } from '../../src/shelf.js';
+import { bundledCatalogue, bundledTools, entry, SHARED_ABSENT, sharedCatalogue } from './helpers.js';
 
 /** The bundled config's deferred tools: every tool but files' read_text_file, list_directory (direct) and read_file (hidden). */
 const shelf = bundledCatalogue().filter((e) => !['files__read_text_file', 'files__list_directory', 'files__read_file'].includes(e.qualifiedName));
@@ -43,7 +47,7 @@ describe('strong matches (issue 12 points 1–3)', () => {
   });
 
   it('the rule: floor on the relative top, then a leading run within the ratio that covers the query like the first', () => {
-    const base = { terms: 2, exact: 0, size: 100 };
+    const base = { terms: 2, distinctTerms: 2, exact: 0, size: 100 };
     const unit = 2 * rareTermIdf(100);
     const hits = [
       { name: 'a', score: 3 * unit, matchedTerms: 2 },
@@ -52,11 +56,74 @@ describe('strong matches (issue 12 points 1–3)', () => {
       { name: 'd', score: 1.8 * unit, matchedTerms: 2 },
     ];
     const ranked: RankedForJudgement = { ...base, hits };
-    expect(judge(ranked, { floor: 1, ratio: 0.5, coverage: 0.75 }).strong).toEqual(['a', 'b']);
-    expect(judge(ranked, { floor: 1, ratio: 0.5, coverage: 0 }).strong).toEqual(['a', 'b', 'c', 'd']);
-    expect(judge(ranked, { floor: 1, ratio: 0.9, coverage: 0 }).strong).toEqual(['a']);
-    expect(judge(ranked, { floor: 3.5, ratio: 0.5, coverage: 0 })).toMatchObject({ strong: [], weak: true });
+    const off = { shortTerms: 0, shortShare: 0 };
+    expect(judge(ranked, { floor: 1, ratio: 0.5, coverage: 0.75, ...off }).strong).toEqual(['a', 'b']);
+    expect(judge(ranked, { floor: 1, ratio: 0.5, coverage: 0, ...off }).strong).toEqual(['a', 'b', 'c', 'd']);
+    expect(judge(ranked, { floor: 1, ratio: 0.9, coverage: 0, ...off }).strong).toEqual(['a']);
+    expect(judge(ranked, { floor: 3.5, ratio: 0.5, coverage: 0, ...off })).toMatchObject({ strong: [], weak: true });
     expect(judge({ ...base, hits: [] })).toMatchObject({ strong: [], weak: true, relativeTop: 0 });
+  });
+
+  it('the short-query test: a first hit matching one term of a 2–3-term query is weak however high it scores; 4+ terms are not short', () => {
+    const unit = rareTermIdf(100);
+    const oneOf = (distinctTerms: number): RankedForJudgement => ({
+      terms: distinctTerms,
+      distinctTerms,
+      exact: 0,
+      size: 100,
+      hits: [{ name: 'a', score: 20 * distinctTerms * unit, matchedTerms: 1 }],
+    });
+    const rule = { floor: 1.3, ratio: 0.5, coverage: 0.75, shortTerms: 3, shortShare: 0.55 };
+    expect(judge(oneOf(2), rule)).toMatchObject({ strong: [], weak: true });
+    expect(judge(oneOf(3), rule)).toMatchObject({ strong: [], weak: true });
+    expect(judge(oneOf(4), rule)).toMatchObject({ strong: ['a'], weak: false });
+    expect(judge(oneOf(1), rule)).toMatchObject({ strong: ['a'], weak: false });
+    expect(missesShortQuery({ ...oneOf(3), hits: [{ name: 'a', score: 1, matchedTerms: 2 }] }, rule)).toBe(false);
+    expect(judge(oneOf(2), { ...rule, shortTerms: 0 })).toMatchObject({ strong: ['a'], weak: false });
+    expect(judge({ ...oneOf(2), exact: 1 }, rule)).toMatchObject({ strong: ['a'], weak: false });
+  });
+});
+
+describe('short queries on the bundled config (servers.config.json over its servers\' captured tools/list)', () => {
+  const loaded = loadConfig(fileURLToPath(new URL('../../servers.config.json', import.meta.url)), {});
+  if (!loaded.ok) throw new Error(`servers.config.json: ${JSON.stringify(loaded.error)}`);
+  const shelf = buildShelf(loaded.value, bundledTools(), undefined);
+  const answer = async (query: string) => {
+    const result = await shelf.search(query, 5);
+    const entries = result.matched.map((name) => shelf.catalogue.get(name)!);
+    return { ...result, structured: searchResult(entries, query, result.strong).structuredContent as { weak?: boolean; note?: string } };
+  };
+
+  it('"delete a file": no tool deletes a file, so the answer is weak: nothing strong, the note says so (newcomer4)', async () => {
+    const found = await answer('delete a file');
+    expect(found.matched.length).toBeGreaterThan(0);
+    expect(found).toMatchObject({ strong: [], weak: true });
+    expect(found.structured).toMatchObject({ weak: true, note: expect.stringMatching(/^No tool clearly matches/) });
+  });
+
+  it('"search the web": no web tool is configured; memory and files search tools match "search" alone and are not strong (newcomer4)', async () => {
+    const found = await answer('search the web');
+    expect(found.matched).toEqual(expect.arrayContaining(['memory__search_nodes', 'files__search_files']));
+    expect(found).toMatchObject({ strong: [], weak: true });
+    expect(found.structured.weak).toBe(true);
+  });
+
+  it('a configured keyword phrase finds its tool, strong, though every word of it is a stop word ("what do you know" found nothing; newcomer4)', async () => {
+    for (const query of ['what do you know', 'What do you know about Ada?', 'recall everything']) {
+      const found = await answer(query);
+      expect(found.matched[0], query).toBe('memory__read_graph');
+      expect(found.strong, query).toEqual(['memory__read_graph']);
+    }
+    // Whole words only, and a one-word keyword is BM25's: no phrase takes "know" or "somewhat do you knowledge".
+    expect((await answer('somewhat do you knowledge')).strong).not.toContain('memory__read_graph');
+    expect((await answer('you know')).strong).not.toContain('memory__read_graph');
+  });
+
+  it('short queries that name what a tool does stay strong', async () => {
+    expect(await answer('add two numbers')).toMatchObject({ strong: ['everything__get-sum'], weak: false });
+    expect(await answer('echo a message')).toMatchObject({ strong: ['everything__echo'], weak: false });
+    expect((await answer('read a file')).strong[0]).toBe('files__read_multiple_files');
+    expect(await answer('files__write_file')).toMatchObject({ strong: ['files__write_file'], weak: false });
   });
 });
 

@@ -3,7 +3,7 @@
  * one client's unsubscribe never ends another's updates; a refused URI is not held nor promised.
  */
 import { describe, expect, it } from 'vitest';
-import { cancelledRequest, holdUris, listenRequest, StdioListens, withResourceSubscriptions } from '../../src/gateway/modern/listens.js';
+import { cancelledRequest, holdUris, listenRequest, MAX_LISTEN_URIS, StdioListens, withResourceSubscriptions } from '../../src/gateway/modern/listens.js';
 import { UpstreamSubscriptions } from '../../src/gateway/subscriptions.js';
 
 /** Registry over a fake upstream that knows `note://a` and `note://b`, recording what it was asked. */
@@ -60,6 +60,15 @@ describe('listen filters', () => {
     expect(held).toEqual(['note://a', 'note://b']);
     const request = listen(3, ['note://a', 'file:///nowhere', 'note://b']);
     expect(withResourceSubscriptions(request, held)).toEqual(listen(3, held));
+  });
+
+  it('holds the first MAX_LISTEN_URIS URIs of a filter and asks upstream for no more (breaker3: 1,500 URIs were 1,500 subscribes)', async () => {
+    const { subs, asked } = registry();
+    const uris = Array.from({ length: MAX_LISTEN_URIS + 500 }, (_, i) => `note://n${i}`);
+    const held = await holdUris(subs, 'h', uris);
+    expect(held).toEqual(uris.slice(0, MAX_LISTEN_URIS));
+    expect(asked).toHaveLength(MAX_LISTEN_URIS);
+    expect(subs.count(`note://n${MAX_LISTEN_URIS}`)).toBe(0);
   });
 
   it('on stdio, holds a stream until it is cancelled or the connection ends', async () => {

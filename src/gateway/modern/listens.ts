@@ -28,14 +28,22 @@ export function cancelledRequest(message: unknown): string | number | undefined 
 }
 
 /**
- * Subscribes `holder` (one listen stream) to each of `uris` upstream; resolves to the URIs the
- * upstreams agreed to, in order. A URI no upstream owns, or whose upstream refused, is left out, so
- * the stream's acknowledgment does not promise it (spec: the acknowledged filter is what the server
- * agreed to honor).
+ * Most URIs one listen filter is held for: the first ones it names. Each costs a `resources/subscribe`
+ * upstream when an upstream's template matches it, so an unbounded filter was an unbounded burst of
+ * upstream requests (breaker3). A thousand is far more than a client watches at once.
+ */
+export const MAX_LISTEN_URIS = 1000;
+
+/**
+ * Subscribes `holder` (one listen stream) to each of `uris` upstream, the first
+ * {@link MAX_LISTEN_URIS} only; resolves to the URIs the upstreams agreed to, in order. A URI past the
+ * cap, one no upstream owns, or one whose upstream refused is left out, so the stream's
+ * acknowledgment does not promise it (spec: the acknowledged filter is what the server agreed to honor).
  */
 export async function holdUris(upstream: UpstreamSubscriptions, holder: string, uris: readonly string[]): Promise<string[]> {
-  const held = await Promise.all(uris.map((uri) => upstream.add(holder, uri).then(() => true, () => false)));
-  return uris.filter((_, i) => held[i]);
+  const named = uris.slice(0, MAX_LISTEN_URIS);
+  const held = await Promise.all(named.map((uri) => upstream.add(holder, uri).then(() => true, () => false)));
+  return named.filter((_, i) => held[i]);
 }
 
 /**

@@ -172,11 +172,14 @@ export function modernServer(options: ModernOptions): ModernServer {
   return server;
 }
 
+/** What the modern tools/list is made from: the shelf and the discovery and bridge settings. */
+export type ModernListOptions = Pick<ModernOptions, 'shelf' | 'settings'>;
+
 /**
  * The modern tools/list for a client named `name` (undefined: unnamed). Pure over the current shelf:
  * the same catalogue and name give the same bytes.
  */
-export function modernTools(options: Omit<ModernOptions, 'held'>, name: string | undefined): Tool[] {
+export function modernTools(options: ModernListOptions, name: string | undefined): Tool[] {
   const shelf = options.shelf();
   const mode = discoveryMode(options.settings.discoveryMode, name);
   const search = options.settings.discoveryEnabled && mode === 'own';
@@ -187,7 +190,18 @@ export function modernTools(options: Omit<ModernOptions, 'held'>, name: string |
     mode,
     alwaysLoad: options.settings.alwaysLoad,
   });
-  return tools.map((tool) => (tool.name === CALL_TOOL && !shelf.catalogue.get(CALL_TOOL) ? { ...tool, description: MODERN_CALL_TOOL_DESCRIPTION } : tool));
+  return tools.map((tool) => withoutExecution(tool.name === CALL_TOOL && !shelf.catalogue.get(CALL_TOOL) ? { ...tool, description: MODERN_CALL_TOOL_DESCRIPTION } : tool));
+}
+
+/**
+ * `tool` without `execution`: the 2026-07-28 Tool has no such field (tasks were removed; the SDK's
+ * modern codec drops it on the wire too), so the list as built is the list as sent, byte for byte.
+ */
+function withoutExecution(tool: Tool): Tool {
+  if (!('execution' in tool)) return tool;
+  const copy = { ...tool };
+  delete copy.execution;
+  return copy;
 }
 
 /** The instructions with the modern opening in place of the legacy one; upstreams' own follow unchanged. */
@@ -201,7 +215,7 @@ export function modernSearchDescription(legacy: string): string {
 }
 
 /** call_tool is the way to run a found tool for a modern client, so only `bridge.callTool: "never"` turns it off. */
-function callToolOn(options: Omit<ModernOptions, 'held'>, mode: 'own' | 'client'): boolean {
+function callToolOn(options: ModernListOptions, mode: 'own' | 'client'): boolean {
   return mode === 'own' && options.settings.callTool !== 'never';
 }
 
