@@ -29,8 +29,9 @@ export interface ConfigWatch {
 }
 
 /**
- * Watches `path` (its text as last applied is `appliedText`), expanding `${VAR}` with `env`.
- * Never throws after start: a file that cannot be read is reported through `onInvalid`.
+ * Watches `path` (its text as last applied is `appliedText`, read before the watch began: the file
+ * is read once more at once), expanding `${VAR}` with `env`. Never throws after start: a file that
+ * cannot be read is reported through `onInvalid`.
  */
 export function watchConfig(path: string, appliedText: string, env: Readonly<Record<string, string | undefined>>, hooks: ConfigWatchHooks): ConfigWatch {
   const file = resolve(path);
@@ -92,6 +93,9 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   };
   add(folder, dirname(file), (changed) => changed === null || changed === name);
   renew();
+  // The text was read before the upstreams started (seconds, for a first `npx` download): an edit
+  // saved meanwhile had no watch to see it and waited for the next one (breaker4).
+  schedule();
   return {
     close() {
       closed = true;

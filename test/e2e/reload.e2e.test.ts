@@ -145,4 +145,21 @@ describe('config reload', () => {
     expect(textOf(await gateway.client.callTool({ name: 'tuned__ping', arguments: {} }))).toBe(`ping from ${pid}`);
     expect(pids('tuned')).toEqual([pid]);
   });
+
+  it('applies an edit saved while the gateway was still starting its upstreams (breaker4)', async () => {
+    const dir = tempDir();
+    const gate = join(dir, 'gate');
+    const slow = { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_GATE_FILE: gate } };
+    const path = writeConfig({ mcpServers: { slow, early: entry('start-early') }, exposure: 'direct' }, dir);
+    const starting = startStdio(path);
+    // The config has been read once its upstreams run; the gateway serves once the slow one answers.
+    expect(await waitFor(() => pids('start-early').length === 1, 20_000)).toBe(true);
+    save(path, { mcpServers: { slow, early: entry('start-early'), added: entry('start-added') }, exposure: 'direct' });
+    await new Promise((r) => setTimeout(r, 500));
+    writeFileSync(gate, '');
+    const gateway = await starting;
+    open.push(gateway);
+    // Before: the edit was never applied (no watch existed when it was saved), until the next one.
+    expect(await namesBecome(gateway, ['added__ping', 'early__ping', 'slow__late_tool'])).toEqual(['added__ping', 'early__ping', 'slow__late_tool']);
+  });
 });
