@@ -39,7 +39,10 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   let applied = appliedText;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let closed = false;
   const check = async (): Promise<void> => {
+    // A check queued behind one still applying when close() came.
+    if (closed) return;
     let text: string;
     try {
       text = readConfigText(file);
@@ -54,7 +57,6 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
     if (!parsed.ok) return hooks.onInvalid(parsed.error);
     await hooks.onValid(parsed.value);
   };
-  let closed = false;
   const add = (into: FSWatcher[], target: string, filter?: (changed: string | null) => boolean): void => {
     try {
       const watcher = watch(target, { persistent: false }, (_event, changed) => {

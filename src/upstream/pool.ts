@@ -56,6 +56,8 @@ function upstreamPart(server: ServerConfig): string {
 /** Every configured upstream by server key; satisfies the gateway's `UpstreamCaller`. */
 export class UpstreamPool {
   private connections = new Map<string, UpstreamConnection>();
+  /** Set by close(): nothing starts after it. */
+  private closed = false;
   /** Connections a reload removed or replaced, ending once their calls end. */
   private readonly retiring = new Set<UpstreamConnection>();
   private readonly options: ConnectionOptions;
@@ -100,9 +102,11 @@ export class UpstreamPool {
    * calls under way on it have ended, at most its call timeout later (`timeoutMs`, else
    * {@link DEFAULT_CALL_TIMEOUT_MS}); a replacement starts after it ended (two copies of one server
    * may contend for its files or port), and calls meanwhile wait for the replacement. Resolves once
-   * removed and replaced upstreams have ended.
+   * removed and replaced upstreams have ended. After close() it changes nothing.
    */
   async reconcile(servers: Readonly<Record<string, ServerConfig>>): Promise<Reconciled> {
+    // A reload that comes after close() (one queued behind another while the gateway shut down) starts nothing.
+    if (this.closed) return { added: [], removed: [], restarted: [] };
     const old = this.connections;
     const removed = [...old.keys()].filter((key) => !Object.hasOwn(servers, key));
     const added: string[] = [];
@@ -194,6 +198,7 @@ export class UpstreamPool {
 
   /** Ends every upstream in parallel, then lets the watchdog exit. */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.connections.values(), ...this.retiring].map((c) => c.close()));
     this.watchdog?.close();
   }
