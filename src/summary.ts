@@ -64,6 +64,17 @@ export function upstreamsLine(upstreams: readonly UpstreamSummary[], label = 'up
   return `${label}: ${ready.length}/${upstreams.length} connected (${upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? `${u.tools} tools` : u.status === 'idle' ? `${u.tools} tools cached, starts on first use` : u.status}`).join(', ')})`;
 }
 
+/**
+ * One line per upstream that is not up and has an error to say why: `upstream "files" failed: <error>`,
+ * or, while it is tried again, `upstream "files" is starting (last error: <error>)`. The shared
+ * instance's clients see these (share/status.ts).
+ */
+export function failureLines(upstreams: readonly UpstreamSummary[]): string[] {
+  return upstreams
+    .filter((u) => u.error !== undefined && u.status !== 'ready')
+    .map((u) => (u.status === 'failed' ? `upstream "${u.key}" failed: ${u.error}` : `upstream "${u.key}" is ${u.status.replace(/_/g, ' ')} (last error: ${u.error})`));
+}
+
 /** The summary as a few lines for stderr. */
 export function formatSummary(summary: StartSummary): string[] {
   const lines = [upstreamsLine(summary.upstreams)];

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
 import type { Config } from '../config/types.js';
 import type { Running } from '../toolshelf.js';
+import type { StatusWriter } from '../share/status.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
@@ -107,10 +108,10 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
     err(`toolshelf: ${relay.why}\ntoolshelf: serving from this process instead, as with --no-share\n`);
   }
   if (instance !== undefined) {
-    const { claimSharedInstance } = await import('./shared.js');
+    const [{ claimSharedInstance }, { statusWriter }] = await Promise.all([import('./shared.js'), import('../share/status.js')]);
     const paths = claimSharedInstance(instance, logger);
     if (!paths) return EXIT_OK;
-    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs });
+    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs, status: statusWriter(paths.status) });
   }
   return serve(config, configFile, listen, values.token ?? process.env.TOOLSHELF_TOKEN, values.trace, logger);
 }
@@ -143,10 +144,15 @@ async function serve(
   token: string | undefined,
   tracePath: string | undefined,
   logger: Logger,
-  socket?: { path: string; idleExitMs: number },
+  socket?: { path: string; idleExitMs: number; status: StatusWriter },
 ): Promise<number> {
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
-  const [{ formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
+  const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
+  // A shared instance's state also goes to its clients' stderr; a gateway of one client's own has it on its stderr already.
+  const tell = (line: string): void => {
+    logger.info(line);
+    socket?.status.add(line);
+  };
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
   let running: Running | undefined;
@@ -176,9 +182,16 @@ async function serve(
     return EXIT_FAILURE;
   }
   if (starting.signal.aborted) void running.shutdown();
-  for (const line of formatSummary(running.summary)) logger.info(line);
+  for (const line of formatSummary(running.summary)) tell(line);
+  for (const line of failureLines(running.summary.upstreams)) socket?.status.add(line);
   // Served before every upstream was up (start-up wait, cached catalogue): say when they are (newcomer report).
-  if (running.summary.upstreams.some((u) => u.status === 'starting')) void running.started.then((now) => now && logger.info(upstreamsLine(now.upstreams, 'upstreams now')));
+  if (running.summary.upstreams.some((u) => u.status === 'starting')) {
+    void running.started.then((now) => {
+      if (!now) return;
+      tell(upstreamsLine(now.upstreams, 'upstreams now'));
+      for (const line of failureLines(now.upstreams)) socket?.status.add(line);
+    });
+  }
   if (running.url) logger.info(`serving Streamable HTTP at ${running.url}${token ? ' (bearer token required)' : ''}`);
   if (listen && process.env.npm_command !== undefined) stopWhenOrphaned(stop, logger);
   if (socket) logger.info(`shared instance serving stdio clients at ${socket.path}`);

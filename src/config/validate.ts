@@ -38,9 +38,18 @@ function validator(): NonNullable<typeof compiled> {
 export function validateConfig(raw: unknown): ConfigProblem[] {
   const check = validator();
   const problems: ConfigProblem[] = [];
-  if (!check(raw)) problems.push(...(check.errors ?? []).flatMap(describeError));
+  if (!check(raw)) problems.push(...withoutBranchErrors(check.errors ?? []).flatMap(describeError));
   problems.push(...serverShapeProblems(raw), ...limitProblems(raw), ...authProblems(raw));
   return dedupe(problems).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/**
+ * `errors` without those an anyOf branch reports at the anyOf's own path ("must be object" beside
+ * the anyOf's line): one mistake gave two messages (newcomer4). Deeper errors inside a branch stay.
+ */
+function withoutBranchErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  return errors.filter((e) => e.keyword === 'anyOf' || !(anyOfPaths.has(e.instancePath) && e.schemaPath.includes('/anyOf/')));
 }
 
 function describeError(error: ErrorObject): ConfigProblem[] {
@@ -76,7 +85,8 @@ function describeError(error: ErrorObject): ConfigProblem[] {
     case 'anyOf':
     case 'const':
       // anyOf branches report their own errors; keep one readable line for the whole.
-      return error.keyword === 'anyOf' ? [{ path, message: 'must be "third-party", false, or an object of byte budgets' }] : [];
+      if (error.keyword !== 'anyOf') return [];
+      return [{ path, message: `must be "third-party", false, or an object of byte budgets${typeof error.data === 'string' && suggestNames(error.data, ['third-party'], 1).length > 0 ? '; did you mean "third-party"?' : ''}` }];
     case 'if':
       return [];
     case 'maximum':

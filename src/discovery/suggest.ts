@@ -51,13 +51,17 @@ function spellingSimilarity(unknown: string, candidate: string): number {
   return best;
 }
 
-/** Share of the unknown name's words that the candidate also has (0..1). */
+/**
+ * Share of the unknown name's words that the candidate also has (0..1): a candidate holding them all
+ * scores 1 whatever else it holds, so `read_text_file` comes before `write_file` for `read_file`,
+ * which spelling alone puts the other way (a write tool offered for a read; newcomer4).
+ */
 function wordOverlap(unknownWords: ReadonlySet<string>, candidate: string): number {
   if (unknownWords.size === 0) return 0;
   const words = new Set(splitWords(candidate));
   let shared = 0;
   for (const word of unknownWords) if (words.has(word)) shared += 1;
-  return shared / Math.max(unknownWords.size, words.size);
+  return shared / unknownWords.size;
 }
 
 /**

@@ -29,12 +29,31 @@ const ANY_PARAMS = { '~standard': { version: 1, vendor: 'toolshelf', validate: (
  * schema, dropping unknown content fields.
  */
 export class GatewayServer extends Server {
+  /**
+   * The `instructions` of the initialize result, asked once the client's name is known (the
+   * constructor's are the same for every client); undefined leaves the field out. Unset: the constructor's.
+   */
+  initializeInstructions: (() => string | undefined) | undefined;
+
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    return method === 'tools/call' ? handler : super._wrapHandler(method, handler);
+    if (method === 'tools/call') return handler;
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'initialize') return wrapped;
+    return async (request, ctx) => {
+      const result = await wrapped(request, ctx);
+      const choose = this.initializeInstructions;
+      return choose ? withInstructions(result, choose()) : result;
+    };
   }
+}
+
+/** `result` with `instructions` set to `text`, or without the field when `text` is undefined. */
+export function withInstructions(result: Result, text: string | undefined): Result {
+  const { instructions: _given, ...rest } = result as Result & { instructions?: unknown };
+  return text === undefined ? rest : { ...rest, instructions: text };
 }
 
 /**

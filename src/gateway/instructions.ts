@@ -12,6 +12,18 @@ import { textBytes } from '../schema/measure.js';
 export const SHELF_INSTRUCTIONS =
   'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.';
 
+/**
+ * The instructions for one client: `text` as is when its tool list has `tool_search` (`hasSearch`);
+ * else `text` without its opening sentence `opening`, which tells of a tool_search that client does
+ * not have (discovery in `client` mode, discovery off, nothing deferred), upstreams' sections kept;
+ * undefined when nothing is left. Codex was told to use tool_search and got "Unknown tool" (newcomer4).
+ */
+export function instructionsForList(text: string, opening: string, hasSearch: boolean): string | undefined {
+  if (hasSearch || !text.startsWith(opening)) return text;
+  const rest = text.slice(opening.length).trimStart();
+  return rest === '' ? undefined : rest;
+}
+
 /** One upstream's instructions and its budget in UTF-8 bytes. */
 export interface UpstreamInstructions {
   readonly server: string;

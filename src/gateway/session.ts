@@ -9,7 +9,8 @@ import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedEvent, advertisedTools } from './advertise.js';
 import { fitResult } from './results.js';
-import { SHELF_INSTRUCTIONS } from './instructions.js';
+import { instructionsForList, SHELF_INSTRUCTIONS } from './instructions.js';
+import { TOOL_SEARCH } from './bridgeTools.js';
 import { GatewayServer, handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
@@ -119,6 +120,9 @@ export class GatewaySession {
         instructions: options.instructions ?? SHELF_INSTRUCTIONS,
       },
     );
+    // Known once initialize has run: whether this client's list has tool_search, which the opening names.
+    this.server.initializeInstructions = () =>
+      instructionsForList(options.instructions ?? SHELF_INSTRUCTIONS, SHELF_INSTRUCTIONS, this.currentTools().some((tool) => tool.name === TOOL_SEARCH));
     handleRequest(this.server, ListToolsRequestSchema, (request) => {
       if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
       return { tools: this.listTools() };

@@ -68,9 +68,10 @@ export function claimInstance(paths: InstancePaths): boolean {
   return false;
 }
 
-/** Removes the socket and the pid file if this process still owns them. */
+/** Removes the socket, the status file and the pid file if this process still owns them. */
 export function releaseInstance(paths: InstancePaths): void {
   if (instancePid(paths) !== process.pid) return;
   rmSync(paths.socket, { force: true });
+  rmSync(paths.status, { force: true });
   rmSync(paths.pidFile, { force: true });
 }

@@ -19,6 +19,8 @@ export interface InstancePaths {
   readonly pidFile: string;
   /** The instance's stderr (its log). */
   readonly log: string;
+  /** The instance's state for its clients' stderr: start-up summary and upstream failures (status.ts). */
+  readonly status: string;
 }
 
 /** Names of the variables `${NAME}` / `${NAME:-…}` in the config text, sorted. */
@@ -36,13 +38,13 @@ export function instancePaths(configPath: string, text: string, serveArgs: reado
   const uid = process.getuid?.() ?? 0;
   const name = stableHash({ configPath, serveArgs, version, variables, uid }).slice(0, 16);
   const dir = !env[STATE_DIR_ENV] && env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'toolshelf') : join(stateDir(env), 'shared');
-  return { dir, socket: join(dir, `${name}.sock`), pidFile: join(dir, `${name}.pid`), log: join(dir, `${name}.log`) };
+  return { dir, socket: join(dir, `${name}.sock`), pidFile: join(dir, `${name}.pid`), log: join(dir, `${name}.log`), status: join(dir, `${name}.status`) };
 }
 
 /** The paths of the instance listening at `socket` (as passed to `--shared-instance`). */
 export function instancePathsOf(socket: string): InstancePaths {
   const base = socket.replace(/\.sock$/, '');
-  return { dir: dirname(socket), socket, pidFile: `${base}.pid`, log: `${base}.log` };
+  return { dir: dirname(socket), socket, pidFile: `${base}.pid`, log: `${base}.log`, status: `${base}.status` };
 }
 
 /**

@@ -16,6 +16,7 @@ import { ensurePrivateDir } from '../lib/stateDir.js';
 import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
 import { instanceOwner, instancePid } from './claim.js';
 import { socketPathProblem, type InstancePaths } from './paths.js';
+import { followStatus } from './status.js';
 
 /** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
 export const START_ATTEMPTS = 2;
@@ -119,6 +120,8 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<Rela
     return { relayed: false, why: `the shared instance did not start (log ${options.paths.log})${tail ? `:\n${tail}` : ''}` };
   }
   options.note(`toolshelf: serving through the shared instance (pid ${instancePid(options.paths) ?? '?'}, log ${options.paths.log}); --no-share runs a gateway of its own`);
+  // The instance's summary and upstream failures, on this client's stderr (its MCP log) too.
+  const unfollow = followStatus(options.paths.status, () => instancePid(options.paths), (line) => options.note(`toolshelf (shared instance): ${line}`));
   let clientEnded = false;
   const code = await new Promise<number>((resolve) => {
     let gone: NodeJS.Timeout | undefined;
@@ -131,6 +134,7 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<Rela
     socket.on('error', () => undefined);
     socket.once('close', () => {
       clearTimeout(gone);
+      unfollow();
       options.input.unpipe(socket);
       if (!clientEnded) options.note('toolshelf: the shared instance went away; the next start replaces it');
       resolve(clientEnded ? 0 : 1);

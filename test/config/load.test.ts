@@ -253,6 +253,18 @@ describe('a misspelt value (newcomer3)', () => {
   });
 });
 
+describe('a value that fits none of a setting\'s forms (newcomer4: two messages at one path)', () => {
+  it('gets one message, with the form it is closest to; a mistake inside the object form keeps its own path', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":"third party"}}')).toEqual([
+      { path: '/schemas/compaction', message: 'must be "third-party", false, or an object of byte budgets; did you mean "third-party"?' },
+    ]);
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":7}}')).toEqual([
+      { path: '/schemas/compaction', message: 'must be "third-party", false, or an object of byte budgets' },
+    ]);
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":{"maxSchemaBytes":"big"}}}').map((p) => p.path)).toContain('/schemas/compaction/maxSchemaBytes');
+  });
+});
+
 describe('a disabled server (issue #8 point 9)', () => {
   // The exact input: a remote entry switched off while its token is not set.
   const text = '{"mcpServers":{"remote":{"url":"https://${REMOTE_HOST}/mcp","headers":{"Authorization":"Bearer ${REMOTE_TOKEN}"},"disabled":true},"local":{"command":"node","env":{"K":"${LOCAL_KEY}"}}}}';

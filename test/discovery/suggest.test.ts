@@ -13,6 +13,11 @@ describe('unknown-name suggestions (DESIGN §5)', () => {
     expect(suggestNames('WRITE_FILE', callable)).toContain('files__write_file');
   });
 
+  it('a name whose every word a callable name has comes before a closer spelling with another verb (newcomer4: read_file, hidden, got write_file first)', () => {
+    expect(suggestNames('files__read_file', callable)[0]).toBe('files__read_text_file');
+    expect(suggestNames('read_file', callable)[0]).toBe('files__read_text_file');
+  });
+
   it('returns at most three names (or max), best first', () => {
     expect(suggestNames('files__read', callable).length).toBeLessThanOrEqual(3);
     expect(suggestNames('files__read_file', callable, 1)).toHaveLength(1);

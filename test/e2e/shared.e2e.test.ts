@@ -205,6 +205,31 @@ describe('shared upstreams', () => {
     expect(existsSync(join(long, 'shared'))).toBe(false); // no instance tried a cut-short path
   });
 
+  it('tells every client\'s stderr the instance\'s summary and why an upstream failed, never another client\'s lines (newcomer4: they were in the instance log alone)', async () => {
+    const { path: base } = setup();
+    const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
+    config.mcpServers.broken = { command: 'node', args: ['-e', 'console.error("no such folder: /nowhere"); process.exit(3)'] };
+    writeFileSync(base, JSON.stringify(config));
+    const shared = (c: Connected): string[] => c.stderr.filter((line) => line.startsWith('toolshelf (shared instance): '));
+    const a = await client(base, 'client-a');
+    expect(await waitFor(() => shared(a).some((line) => /upstream "broken" (failed|is \w+ \(last error).*no such folder: \/nowhere/.test(line)), 30_000)).toBe(true);
+    expect(shared(a).some((line) => line.includes('upstreams:'))).toBe(true);
+    const b = await client(base, 'client-b');
+    expect(await waitFor(() => shared(b).some((line) => line.includes('no such folder')), 10_000)).toBe(true);
+    expect(shared(b).some((line) => line.includes('upstreams:'))).toBe(true);
+    // Nothing of a session goes there: a call of A's leaves B's stderr as it was.
+    const before = b.stderr.length;
+    await a.client.callTool({ name: 'rec__ping', arguments: {} });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(b.stderr.slice(before).filter((line) => line.includes('client-a') || line.includes('rec__ping'))).toEqual([]);
+    // The status file goes with the instance.
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toHaveLength(1);
+    await Promise.all(open.splice(0).map((c) => c.close()));
+    expect(await waitFor(() => !instances().some(alive), 20_000)).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toEqual([]);
+  });
+
   it('keeps one gateway per client with --no-share', async () => {
     const { path, upstreams } = setup();
     const a = await startStdio(path, ['--no-share']);

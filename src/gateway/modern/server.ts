@@ -26,11 +26,11 @@ import {
 } from '@modelcontextprotocol/server';
 import { TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
 import { advertisedEvent, advertisedTools } from '../advertise.js';
-import { CALL_TOOL } from '../bridgeTools.js';
+import { CALL_TOOL, TOOL_SEARCH } from '../bridgeTools.js';
 import { descriptionLimit, discoveryMode } from '../clients.js';
 import { dispatchCall } from '../dispatch.js';
-import { handleRequest } from '../handlers.js';
-import { SHELF_INSTRUCTIONS } from '../instructions.js';
+import { handleRequest, withInstructions } from '../handlers.js';
+import { instructionsForList, SHELF_INSTRUCTIONS } from '../instructions.js';
 import { passthroughCapabilities, registerPassthrough } from '../passthrough.js';
 import { fitResult } from '../results.js';
 import type { SessionOptions } from '../session.js';
@@ -61,6 +61,9 @@ export const MODERN_CALL_TOOL_DESCRIPTION =
 export const MODERN_INSTRUCTIONS =
   'Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one with call_tool or by its name.';
 
+/** {@link MODERN_INSTRUCTIONS} for a client whose list has no call_tool (`bridge.callTool: "never"`). */
+export const MODERN_INSTRUCTIONS_BY_NAME = 'Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one by its name.';
+
 let calls = 0;
 
 /**
@@ -78,6 +81,11 @@ export class ModernServer extends Server {
    * legacy `initialize` replaces, so lane calls wait: served before, they kept the SDK from pinning.
    */
   private pinned = false;
+  /**
+   * The `instructions` of a `server/discover` answer for the client named in the request (undefined:
+   * unnamed); undefined leaves the field out. Unset: the constructor's, the same for every client.
+   */
+  discoverInstructions: ((clientName: string | undefined) => string | undefined) | undefined;
 
   constructor(info: Implementation, options: ConstructorParameters<typeof Server>[1]) {
     super(info, options);
@@ -112,6 +120,14 @@ export class ModernServer extends Server {
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    if (method === 'server/discover') {
+      const discover = super._wrapHandler(method, handler);
+      return async (request, ctx) => {
+        const result = await discover(request, ctx);
+        const choose = this.discoverInstructions;
+        return choose ? withInstructions(result, choose(clientName(ctx))) : result;
+      };
+    }
     if (method !== 'tools/call') return super._wrapHandler(method, handler);
     const complete = new WeakMap<JSONRPCRequest, Result>();
     const seam = super._wrapHandler(method, async (request, ctx) => {
@@ -134,6 +150,7 @@ export function modernServer(options: ModernOptions): ModernServer {
     { name: 'toolshelf', version: options.version },
     { capabilities: { tools: { listChanged: true }, ...capabilities }, instructions: modernInstructions(options.instructions ?? SHELF_INSTRUCTIONS), cacheHints: { 'tools/list': TOOLS_LIST_CACHE } },
   );
+  server.discoverInstructions = (name) => modernInstructionsFor(options, name);
   handleRequest(server, ListToolsRequestSchema, (request, ctx) => {
     if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
     const tools = modernTools(options, clientName(ctx));
@@ -202,6 +219,19 @@ function withoutExecution(tool: Tool): Tool {
   const copy = { ...tool };
   delete copy.execution;
   return copy;
+}
+
+/**
+ * The instructions for a modern client named `name`, after what its tool list holds: the modern
+ * opening when it has tool_search (naming call_tool only when that is listed too), none when it does
+ * not (see {@link instructionsForList}); upstreams' own follow unchanged.
+ */
+export function modernInstructionsFor(options: ModernListOptions & { readonly instructions?: string }, name: string | undefined): string | undefined {
+  const names = new Set(modernTools(options, name).map((tool) => tool.name));
+  const full = modernInstructions(options.instructions ?? SHELF_INSTRUCTIONS);
+  const opening = names.has(CALL_TOOL) || !full.startsWith(MODERN_INSTRUCTIONS) ? MODERN_INSTRUCTIONS : MODERN_INSTRUCTIONS_BY_NAME;
+  const text = opening === MODERN_INSTRUCTIONS ? full : MODERN_INSTRUCTIONS_BY_NAME + full.slice(MODERN_INSTRUCTIONS.length);
+  return instructionsForList(text, opening, names.has(TOOL_SEARCH));
 }
 
 /** The instructions with the modern opening in place of the legacy one; upstreams' own follow unchanged. */

@@ -1,0 +1,70 @@
+/**
+ * The instructions a client gets name only the tools its list has: a client whose list has no
+ * tool_search (discovery in `client` mode: Codex under `auto`) is not told to use it, and a modern
+ * client without call_tool is not told to run tools with it (newcomer4: Codex was told to search
+ * with a tool_search it did not have, and got "Unknown tool"). Upstreams' own instructions are kept
+ * for every client. Both eras' SDK Clients over Streamable HTTP, in front of server-everything (it
+ * has instructions of its own) and server-memory.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { serverEntry, startHttp, tempDir, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+
+const servers = {
+  memory: { command: 'node', args: [serverEntry('memory')], env: { MEMORY_FILE_PATH: join(tempDir(), 'memory.jsonl') } },
+  everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] },
+};
+
+/** The instructions and tool names a client named `name` of `era` gets from `gateway`. */
+async function seen(gateway: HttpGateway, name: string, era: 'legacy' | 'modern'): Promise<{ instructions: string | undefined; tools: string[] }> {
+  const client = new Client({ name, version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+  try {
+    return { instructions: client.getInstructions(), tools: (await client.listTools()).tools.map((t) => t.name) };
+  } finally {
+    await client.close();
+  }
+}
+
+describe('instructions follow each client\'s tool list', () => {
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    gateway = await startHttp(writeConfig({ mcpServers: servers }));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`${era}: a client with tool_search is told of it; Codex (client mode, no tool_search) is not, and keeps the upstreams' sections`, async () => {
+      const own = await seen(gateway, 'some-client', era);
+      expect(own.tools).toContain('tool_search');
+      expect(own.instructions).toMatch(/^Tools not in your list are on the shelf: tool_search/);
+      expect(own.instructions).toContain('## Instructions from the "everything" server');
+      const codex = await seen(gateway, 'codex-mcp-client', era);
+      expect(codex.tools).not.toContain('tool_search');
+      expect(codex.instructions).not.toContain('tool_search');
+      expect(codex.instructions).not.toContain('call_tool');
+      expect(codex.instructions).toMatch(/^## Instructions from the "everything" server/);
+    });
+  }
+});
+
+describe('a modern client without call_tool is told to run found tools by name', () => {
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    gateway = await startHttp(writeConfig({ mcpServers: servers, bridge: { callTool: 'never' } }));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('bridge.callTool "never": the opening names tool_search and running a tool by its name, not call_tool', async () => {
+    const modern = await seen(gateway, 'some-client', 'modern');
+    expect(modern.tools).toContain('tool_search');
+    expect(modern.tools).not.toContain('call_tool');
+    expect(modern.instructions).toMatch(/^Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one by its name\./);
+    expect(modern.instructions).not.toContain('call_tool');
+  });
+});
