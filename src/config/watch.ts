@@ -4,16 +4,23 @@
  * the file and its folder, because editors that save by writing a new file and renaming it over the
  * old one (vim, JetBrains) end the file's own watch. A config that is a symlink (dotfiles, a
  * Kubernetes ConfigMap) changes where the link points, so the file's watch is renewed after every
- * change and the folder of the file it resolves to is watched too. Events are debounced, and a save
- * that leaves the text unchanged does nothing.
+ * change and the folder of the file it resolves to is watched too. The file's status is polled as
+ * well ({@link RELOAD_POLL_MS}), for what no watch sees. Events are debounced, and a save that leaves
+ * the text unchanged does nothing.
  */
-import { realpathSync, watch, type FSWatcher } from 'node:fs';
+import { realpathSync, unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parseConfig, readConfigText } from './load.js';
 import type { Config, ConfigProblem } from './types.js';
 
 /** Quiet time after the last file event before the file is read, in ms (editors write in bursts). */
 export const RELOAD_DEBOUNCE_MS = 200;
+/**
+ * How often the file's status is also polled, in ms: the backstop for what fs.watch misses (its
+ * folder deleted and made again, file systems without change events such as some network and
+ * container mounts). One stat a poll.
+ */
+export const RELOAD_POLL_MS = 2000;
 
 /** What the watcher reports. */
 export interface ConfigWatchHooks {
@@ -95,6 +102,11 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   };
   add(folder, dirname(file), (changed) => changed === null || changed === name);
   renew();
+  // A config whose folder was deleted and made again was never read again: its folder's watch ended with it (breaker4).
+  const polled = (now: Stats, before: Stats): void => {
+    if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) schedule();
+  };
+  watchFile(file, { interval: RELOAD_POLL_MS, persistent: false }, polled);
   // The text was read before the upstreams started (seconds, for a first `npx` download): an edit
   // saved meanwhile had no watch to see it and waited for the next one (breaker4).
   schedule();
@@ -102,6 +114,7 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
     close() {
       closed = true;
       clearTimeout(timer);
+      unwatchFile(file, polled);
       for (const watcher of [...folder, ...current.splice(0)]) watcher.close();
     },
   };

@@ -4,7 +4,7 @@
  * file that fails validation is refused with every problem listed on stderr and the running config
  * kept. Processes are counted by the recorder fixture's pid files.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
@@ -161,5 +161,21 @@ describe('config reload', () => {
     open.push(gateway);
     // Before: the edit was never applied (no watch existed when it was saved), until the next one.
     expect(await namesBecome(gateway, ['added__ping', 'early__ping', 'slow__late_tool'])).toEqual(['added__ping', 'early__ping', 'slow__late_tool']);
+  });
+
+  it('applies a config whose folder was deleted and made again (breaker4)', async () => {
+    const folder = join(tempDir(), 'conf');
+    mkdirSync(folder);
+    const path = writeConfig({ mcpServers: { first: entry('folder-first') }, exposure: 'direct' }, folder);
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['first__ping']);
+    // A dotfiles tool or a checkout that replaces the whole folder.
+    rmSync(folder, { recursive: true });
+    await new Promise((r) => setTimeout(r, 500));
+    mkdirSync(folder);
+    writeFileSync(path, JSON.stringify({ mcpServers: { second: entry('folder-second') }, exposure: 'direct' }));
+    // Before: never applied, the folder's watch having ended with the folder.
+    expect(await namesBecome(gateway, ['second__ping'])).toEqual(['second__ping']);
   });
 });
