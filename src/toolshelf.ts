@@ -143,7 +143,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     const now = opened.config();
     // Upstreams ready now pass on their instructions (issue #8 point 10).
     const budgetOf = (server: string): number => now.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
-    const instructions = gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), opened.current().catalogue.counts, budgetOf));
+    const { catalogue } = opened.current();
+    const instructions = gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), catalogue.counts, budgetOf, (server, tool) => catalogue.find(server, tool)?.qualifiedName));
     return {
       instructions,
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),

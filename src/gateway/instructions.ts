@@ -40,12 +40,30 @@ export function upstreamInstructions(
   texts: ReadonlyMap<string, string>,
   counts: ReadonlyMap<string, ExposureCounts>,
   budgetOf: (server: string) => number,
+  nameOf: (server: string, tool: string) => string | undefined = () => undefined,
 ): UpstreamInstructions[] {
   const hiddenOnly = (server: string): boolean => {
     const count = counts.get(server);
     return count !== undefined && count.hidden > 0 && count.direct + count.deferred === 0;
   };
-  return [...texts].filter(([server, text]) => text.trim() !== '' && !hiddenOnly(server)).map(([server, text]) => ({ server, text, maxBytes: budgetOf(server) }));
+  return [...texts]
+    .filter(([server, text]) => text.trim() !== '' && !hiddenOnly(server))
+    .map(([server, text]) => ({ server, text: qualifyToolNames(text, (tool) => nameOf(server, tool)), maxBytes: budgetOf(server) }));
+}
+
+/**
+ * `text` (one upstream's instructions) with its tools' names as the client calls them: `nameOf` gives
+ * the qualified name of an upstream tool name (undefined: not a tool, or hidden). A name is replaced
+ * where it stands as a whole token, and only if it is backquoted or holds `_`, `-` or `.`, so a tool
+ * named like a plain word ("search") leaves the prose alone. server-everything's "Use
+ * `get-roots-list`" named a tool the client knows as `everything__get-roots-list` (newcomer4).
+ */
+export function qualifyToolNames(text: string, nameOf: (tool: string) => string | undefined): string {
+  return text.replace(/(`?)([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9])\1/g, (whole, tick: string, token: string) => {
+    const qualified = nameOf(token);
+    if (qualified === undefined || (tick === '' && !/[_.-]/.test(token))) return whole;
+    return `${tick}${qualified}${tick}`;
+  });
 }
 
 /**

@@ -1,16 +1,26 @@
 /**
  * Upstream instructions reach the model (issue #8 point 10), through the built CLI and an SDK
- * Client's getInstructions(): server-everything's (1,579 bytes) clipped at a sentence end to the
- * 1,024-byte default, a fixture's verbatim and one with its own `instructionsBytes`, in server-key
+ * Client's getInstructions(): server-everything's (1,579 bytes, its tool names qualified) clipped at
+ * a sentence or line end to the 1,024-byte default, a fixture's verbatim and one with its own `instructionsBytes`, in server-key
  * order under headings naming each server; a hidden-only server and a disabled one add nothing.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHELF_INSTRUCTIONS } from '../../src/gateway/instructions.js';
+import { qualifyToolNames, SHELF_INSTRUCTIONS } from '../../src/gateway/instructions.js';
 import { fixture, repoRoot, serverEntry, startHttp, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';
 
-const everythingText = readFileSync(join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/docs/instructions.md'), 'utf8').trim();
+/** server-everything's instructions with its tools' names as the client calls them (everything__<name>; newcomer4). */
+const everythingTools = new Set([
+  ...(JSON.parse(readFileSync(join(repoRoot, 'test/fixtures/catalogs/bundled.json'), 'utf8')) as { everything: { name: string }[] }).everything.map((t) => t.name),
+  // Listed to a client that declares roots, sampling and elicitation, as toolshelf does; the capture declared none.
+  'get-roots-list',
+  'trigger-sampling-request',
+  'trigger-elicitation-request',
+]);
+const everythingText = qualifyToolNames(readFileSync(join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/docs/instructions.md'), 'utf8').trim(), (tool) =>
+  everythingTools.has(tool) ? `everything__${tool}` : undefined,
+);
 const instructed = (text: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   command: 'node',
   args: [fixture('instructed.mjs')],
@@ -59,11 +69,11 @@ describe('upstream instructions in toolshelf’s own', () => {
     expect(section(text, 'alpha')).toBe('Alpha keeps one item.');
     const everything = section(text, 'everything');
     expect(Buffer.byteLength(everything)).toBeLessThanOrEqual(1024);
-    expect(Buffer.byteLength(everything)).toBeGreaterThan(900);
+    expect(Buffer.byteLength(everything)).toBeGreaterThan(800);
     expect(everythingText.startsWith(everything)).toBe(true);
-    // Cut at the end of a list item: the next bytes of the original open the next item.
-    expect(everything.endsWith('require client sampling capability')).toBe(true);
-    expect(everythingText.slice(everything.length).startsWith('\n- Elicitation requests')).toBe(true);
+    // Cut at the end of a line (a list item): the next bytes of the original open the next one.
+    expect(everything.endsWith('Session resources are ephemeral and lost when the session ends')).toBe(true);
+    expect(everythingText.slice(everything.length).startsWith('\n')).toBe(true);
   });
 
   it('are the same over Streamable HTTP', async () => {

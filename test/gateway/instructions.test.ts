@@ -3,7 +3,7 @@
  * budgets clipped at sentence ends, server-key order, a heading per server, hidden-only servers left out.
  */
 import { describe, expect, it } from 'vitest';
-import { clipToSentence, gatewayInstructions, SHELF_INSTRUCTIONS, upstreamInstructions } from '../../src/gateway/instructions.js';
+import { clipToSentence, gatewayInstructions, qualifyToolNames, SHELF_INSTRUCTIONS, upstreamInstructions } from '../../src/gateway/instructions.js';
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -72,5 +72,30 @@ describe('upstreamInstructions', () => {
       ['files', 10],
       ['prompts', 1024],
     ]);
+  });
+});
+
+describe('tool names in an upstream\'s instructions (newcomer4: server-everything said "Use `get-roots-list`")', () => {
+  const names = new Map([
+    ['get-roots-list', 'everything__get-roots-list'],
+    ['echo', 'everything__echo'],
+    ['read_file', 'files__read_file'],
+  ]);
+  const nameOf = (tool: string): string | undefined => names.get(tool);
+
+  it('become the names the client calls: backquoted, or as whole tokens holding _ - or .', () => {
+    expect(qualifyToolNames('Use `get-roots-list` to see roots. Then get-roots-list again.', nameOf)).toBe(
+      'Use `everything__get-roots-list` to see roots. Then everything__get-roots-list again.',
+    );
+    expect(qualifyToolNames('Call `echo` first; read_file reads.', nameOf)).toBe('Call `everything__echo` first; files__read_file reads.');
+  });
+
+  it('leave a plain word, part of a longer token, and what is not a tool alone', () => {
+    expect(qualifyToolNames('An echo of the past; my_read_file_helper; read_files; `unknown-tool`.', nameOf)).toBe('An echo of the past; my_read_file_helper; read_files; `unknown-tool`.');
+  });
+
+  it('are applied per server by upstreamInstructions, before the budget', () => {
+    const [everything] = upstreamInstructions(new Map([['everything', 'Use `get-roots-list`.']]), new Map(), () => 1024, (server, tool) => (server === 'everything' ? nameOf(tool) : undefined));
+    expect(everything?.text).toBe('Use `everything__get-roots-list`.');
   });
 });
