@@ -113,7 +113,10 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   if (!listen && instance === undefined && token) logger.warn(`${values.token !== undefined ? '--token' : `${TOKEN_ENV} is set but`} only applies to --http; over stdio it is ignored`);
   if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
     const { relayShared } = await import('./shared.js');
-    return relayShared(configFile, level.value, values.trace, err);
+    const relay = await relayShared(configFile, level.value, values.trace, err);
+    if (relay.relayed) return relay.code;
+    // The client is served all the same, only not shared: failing here left it with no tools (breaker4).
+    err(`toolshelf: ${relay.why}\ntoolshelf: serving from this process instead, as with --no-share\n`);
   }
   if (instance !== undefined) {
     const [{ claimSharedInstance }, { statusWriter }] = await Promise.all([import('./shared.js'), import('../share/status.js')]);

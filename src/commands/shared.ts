@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { claimInstance, releaseInstance } from '../share/claim.js';
 import { instancePaths, instancePathsOf, type InstancePaths } from '../share/paths.js';
-import { relayToSharedInstance } from '../share/relay.js';
+import { relayToSharedInstance, type RelayEnd } from '../share/relay.js';
 import type { Logger } from '../trace/log.js';
 import { VERSION } from './common.js';
 
@@ -23,9 +23,9 @@ const INSTANCE_START_WAIT_MS = 60_000;
 
 /**
  * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
- * starting it when needed. Returns the exit code.
+ * starting it when needed. Returns the exit code, or why no instance could be reached (stdin unread).
  */
-export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void): Promise<number> {
+export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void): Promise<RelayEnd> {
   const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
   const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
   return relayToSharedInstance({

@@ -2,16 +2,25 @@
  * Config reload (issue #11 point 3): watches the config file and applies each valid edit; a file
  * that fails validation is refused with every problem listed and the running config kept. Watches
  * the file and its folder, because editors that save by writing a new file and renaming it over the
- * old one (vim, JetBrains) end the file's own watch. Events are debounced, and a save that leaves
+ * old one (vim, JetBrains) end the file's own watch. A config that is a symlink (dotfiles, a
+ * Kubernetes ConfigMap) changes where the link points, so the file's watch is renewed after every
+ * change and the folder of the file it resolves to is watched too. The file's status is polled as
+ * well ({@link RELOAD_POLL_MS}), for what no watch sees. Events are debounced, and a save that leaves
  * the text unchanged does nothing.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { realpathSync, unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parseConfig, readConfigText } from './load.js';
 import type { Config, ConfigProblem } from './types.js';
 
 /** Quiet time after the last file event before the file is read, in ms (editors write in bursts). */
 export const RELOAD_DEBOUNCE_MS = 200;
+/**
+ * How often the file's status is also polled, in ms: the backstop for what fs.watch misses (its
+ * folder deleted and made again, file systems without change events such as some network and
+ * container mounts). One stat a poll.
+ */
+export const RELOAD_POLL_MS = 2000;
 
 /** What the watcher reports. */
 export interface ConfigWatchHooks {
@@ -27,8 +36,9 @@ export interface ConfigWatch {
 }
 
 /**
- * Watches `path` (its text as last applied is `appliedText`), expanding `${VAR}` with `env`.
- * Never throws after start: a file that cannot be read is reported through `onInvalid`.
+ * Watches `path` (its text as last applied is `appliedText`, read before the watch began: the file
+ * is read once more at once), expanding `${VAR}` with `env`. Never throws after start: a file that
+ * cannot be read is reported through `onInvalid`.
  */
 export function watchConfig(path: string, appliedText: string, env: Readonly<Record<string, string | undefined>>, hooks: ConfigWatchHooks): ConfigWatch {
   const file = resolve(path);
@@ -36,7 +46,10 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   let applied = appliedText;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let closed = false;
   const check = async (): Promise<void> => {
+    // A check queued behind one still applying when close() came.
+    if (closed) return;
     let text: string;
     try {
       text = readConfigText(file);
@@ -51,30 +64,58 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
     if (!parsed.ok) return hooks.onInvalid(parsed.error);
     await hooks.onValid(parsed.value);
   };
-  const schedule = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(check, check);
-    }, RELOAD_DEBOUNCE_MS);
-  };
-  const watchers: FSWatcher[] = [];
-  const add = (target: string, filter?: (changed: string | null) => boolean): void => {
+  const add = (into: FSWatcher[], target: string, filter?: (changed: string | null) => boolean): void => {
     try {
       const watcher = watch(target, { persistent: false }, (_event, changed) => {
         if (!filter || filter(changed)) schedule();
       });
       watcher.on('error', () => watcher.close());
-      watchers.push(watcher);
+      into.push(watcher);
     } catch {
-      // A platform without fs.watch for this target: the other watch still covers most edits.
+      // A platform without fs.watch for this target (or the file is missing): the folders' watches still cover most edits.
     }
   };
-  add(file);
-  add(dirname(file), (changed) => changed === null || changed === name);
+  const folder: FSWatcher[] = [];
+  let current: FSWatcher[] = [];
+  /**
+   * Watches the file as it is now (its own watch ends when it is replaced, and the watch of the file
+   * a symlink resolves to sees nothing once the link is repointed) and the folder of the file it resolves to.
+   * A symlinked config applied its first save by rename and no later one (breaker4).
+   */
+  const renew = (): void => {
+    for (const watcher of current.splice(0)) watcher.close();
+    if (closed) return;
+    add(current, file);
+    let real: string;
+    try {
+      real = realpathSync(file);
+    } catch {
+      return;
+    }
+    if (dirname(real) !== dirname(file)) add(current, dirname(real), (changed) => changed === null || changed === basename(real));
+  };
+  const schedule = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(check, check).finally(renew);
+    }, RELOAD_DEBOUNCE_MS);
+  };
+  add(folder, dirname(file), (changed) => changed === null || changed === name);
+  renew();
+  // A config whose folder was deleted and made again was never read again: its folder's watch ended with it (breaker4).
+  const polled = (now: Stats, before: Stats): void => {
+    if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) schedule();
+  };
+  watchFile(file, { interval: RELOAD_POLL_MS, persistent: false }, polled);
+  // The text was read before the upstreams started (seconds, for a first `npx` download): an edit
+  // saved meanwhile had no watch to see it and waited for the next one (breaker4).
+  schedule();
   return {
     close() {
+      closed = true;
       clearTimeout(timer);
-      for (const watcher of watchers) watcher.close();
+      unwatchFile(file, polled);
+      for (const watcher of [...folder, ...current.splice(0)]) watcher.close();
     },
   };
 }

@@ -19,7 +19,7 @@ import { sendWebResponse, webRequest } from './webBridge.js';
 
 /** Largest accepted request body in bytes (4 MiB, the SDK transport's own limit). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** A session with no request for this long is closed, in ms (30 min). */
+/** A session idle (no exchange open, see `Live`) for this long is closed, in ms (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60_000;
 /**
  * Most HTTP sessions open at once. Each session holds an SDK Server and its promotions (breaker
@@ -129,7 +129,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     if (!found) return reply(res, 404, -32001, 'Session not found');
     found.lastSeen = Date.now();
     found.open += 1;
-    res.once('close', () => (found.open -= 1));
+    // Idle time counts from the end of its last exchange (a GET stream held for an hour included).
+    res.once('close', () => {
+      found.open -= 1;
+      found.lastSeen = Date.now();
+    });
     return forward(found.transport, req, res, body);
   }
   if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
@@ -277,10 +281,16 @@ function reply(res: ServerResponse, status: number, code: number, message: strin
   res.end(JSON.stringify(errorResponse(id, code, message)));
 }
 
+/**
+ * Closes the sessions idle (see {@link Live}) for longer than `idleMs`. One whose client holds an
+ * exchange open is not idle: an SDK client holds its GET stream from initialize on, and closing its
+ * session after 30 quiet minutes left it with 404 on every later call, as it does not initialize
+ * again (breaker4).
+ */
 function closeIdle(live: Map<string, Live>, idleMs: number): void {
   const cutoff = Date.now() - idleMs;
   for (const [id, l] of live) {
-    if (l.lastSeen < cutoff) {
+    if (l.open === 0 && l.lastSeen < cutoff) {
       live.delete(id);
       void l.transport.close().catch(() => undefined);
     }

@@ -1,9 +1,10 @@
 /**
  * One shared instance per socket (issue #11 point 1): an instance claims its pid file with an
- * exclusive create before it listens. A pid file whose process is gone (the instance was killed)
- * is taken over, once; one whose process lives means another instance owns the socket.
+ * exclusive create before it listens. A pid file whose process is gone (the instance was killed), or
+ * is not an instance of this socket (its pid was reused after a reboot or a crash), is taken over,
+ * once; one whose instance lives means another instance owns the socket.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir } from '../lib/stateDir.js';
 import type { InstancePaths } from './paths.js';
 
@@ -17,13 +18,33 @@ export function instancePid(paths: InstancePaths): number | undefined {
   }
 }
 
-/** True when process `pid` exists (signal 0 checks without sending anything). */
-export function processAlive(pid: number): boolean {
+/**
+ * The pid of the live instance holding `paths`: the pid file's process, when it exists (signal 0),
+ * belongs to this user (another user's gives EPERM: never an instance we started) and, where
+ * `/proc` shows command lines, was started with `paths.socket` as an argument (as `--shared-instance`
+ * starts it). Undefined otherwise. A pid file left by a killed instance whose pid the system gave to
+ * an unrelated process (the state folder outlives reboots) made every client wait for an instance
+ * that never listened, then fail (breaker4). Where there is no `/proc` (macOS), a live pid counts.
+ */
+export function instanceOwner(paths: InstancePaths): number | undefined {
+  const pid = instancePid(paths);
+  if (pid === undefined) return undefined;
   try {
     process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  } catch {
+    return undefined;
+  }
+  const args = commandLine(pid);
+  return args === undefined || args.includes(paths.socket) ? pid : undefined;
+}
+
+/** The arguments process `pid` was started with, from `/proc`; undefined where there is no `/proc`. */
+function commandLine(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    // No procfs at all, or the process ended since the signal check (then it holds nothing).
+    return existsSync('/proc/self/cmdline') ? [] : undefined;
   }
 }
 
@@ -40,8 +61,7 @@ export function claimInstance(paths: InstancePaths): boolean {
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = instancePid(paths);
-      if (owner !== undefined && processAlive(owner)) return false;
+      if (instanceOwner(paths) !== undefined) return false;
       rmSync(paths.pidFile, { force: true });
     }
   }

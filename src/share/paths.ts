@@ -46,3 +46,16 @@ export function instancePathsOf(socket: string): InstancePaths {
   const base = socket.replace(/\.sock$/, '');
   return { dir: dirname(socket), socket, pidFile: `${base}.pid`, log: `${base}.log`, status: `${base}.status` };
 }
+
+/**
+ * Why `socket` cannot be a Unix socket's path on `platform`, or undefined when it can: sun_path holds
+ * 108 bytes on Linux and 104 on macOS and the BSDs, its terminating NUL included (unix(7)); Windows
+ * names pipes, which have no such limit. Node does not refuse a longer path: it listens on the
+ * path cut short, and the instance then failed with ENOENT and EADDRINUSE (breaker4). Pure.
+ */
+export function socketPathProblem(socket: string, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (platform === 'win32') return undefined;
+  const max = platform === 'linux' ? 107 : 103;
+  const bytes = Buffer.byteLength(socket);
+  return bytes > max ? `the socket path ${socket} is ${bytes} bytes, over the ${max} a Unix socket allows here (a shorter XDG_RUNTIME_DIR or TOOLSHELF_STATE_DIR fixes it)` : undefined;
+}

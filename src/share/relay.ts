@@ -3,8 +3,10 @@
  * (starting it when none answers) and relays bytes both ways between this process's stdio and the
  * instance's socket, where the client gets a session of its own. A socket that does not answer (the
  * instance crashed or was killed) is replaced by a new instance; a start that fails is tried once
- * more. When the instance goes away mid-session this process ends, as a gateway that crashed would:
- * the client's next start finds or starts a fresh one.
+ * more. When no instance can be reached (a socket path too long, a folder that cannot be made, an
+ * instance that never listened) nothing has been relayed, and the caller serves the client itself.
+ * When the instance goes away mid-session this process ends, as a gateway that crashed would: the
+ * client's next start finds or starts a fresh one.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, truncateSync } from 'node:fs';
@@ -12,9 +14,9 @@ import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { ensurePrivateDir } from '../lib/stateDir.js';
 import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
-import { instancePid, processAlive } from './claim.js';
+import { instanceOwner, instancePid } from './claim.js';
+import { socketPathProblem, type InstancePaths } from './paths.js';
 import { followStatus } from './status.js';
-import type { InstancePaths } from './paths.js';
 
 /** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
 export const START_ATTEMPTS = 2;
@@ -83,37 +85,45 @@ async function reachInstance(options: RelayOptions): Promise<Socket | undefined>
   if (existing) return existing;
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
     // An instance that holds the pid file and lives is still starting: wait for it rather than start a rival.
-    const owner = instancePid(paths);
-    if (owner === undefined || !processAlive(owner)) startInstance(options);
+    if (instanceOwner(paths) === undefined) startInstance(options);
     const started = Date.now();
     while (Date.now() - started < options.startWaitMs) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       const socket = await tryConnect(paths.socket);
       if (socket) return socket;
       // No live owner after Node's start-up grace: the instance died (a bad start); try again.
-      const pid = instancePid(paths);
-      if ((pid === undefined || !processAlive(pid)) && Date.now() - started > BOOT_GRACE_MS) break;
+      if (instanceOwner(paths) === undefined && Date.now() - started > BOOT_GRACE_MS) break;
     }
   }
   return undefined;
 }
 
+/** How a relay ended: nothing relayed (`why` the instance could not be reached), or relayed until the exit `code`. */
+export type RelayEnd = { readonly relayed: false; readonly why: string } | { readonly relayed: true; readonly code: number };
+
 /**
- * Relays this process's stdio to the shared instance until either side ends. Returns the exit code:
- * 0 when the client ended, 1 when the instance could not be reached or went away.
+ * Relays this process's stdio to the shared instance until either side ends: exit code 0 when the
+ * client ended, 1 when the instance went away. When no instance could be reached, returns why with
+ * stdin unread, so the caller can serve the client from this process.
  */
-export async function relayToSharedInstance(options: RelayOptions): Promise<number> {
-  const socket = await reachInstance(options);
+export async function relayToSharedInstance(options: RelayOptions): Promise<RelayEnd> {
+  const unusable = socketPathProblem(options.paths.socket);
+  if (unusable) return { relayed: false, why: unusable };
+  let socket: Socket | undefined;
+  try {
+    socket = await reachInstance(options);
+  } catch (error) {
+    return { relayed: false, why: `the shared instance cannot be started: ${(error as Error).message}` };
+  }
   if (!socket) {
     const tail = logTail(options.paths.log);
-    options.note(`toolshelf: the shared instance did not start (log ${options.paths.log})${tail ? `:\n${tail}` : ''}\nRun with --no-share to serve from this process.`);
-    return 1;
+    return { relayed: false, why: `the shared instance did not start (log ${options.paths.log})${tail ? `:\n${tail}` : ''}` };
   }
   options.note(`toolshelf: serving through the shared instance (pid ${instancePid(options.paths) ?? '?'}, log ${options.paths.log}); --no-share runs a gateway of its own`);
   // The instance's summary and upstream failures, on this client's stderr (its MCP log) too.
   const unfollow = followStatus(options.paths.status, () => instancePid(options.paths), (line) => options.note(`toolshelf (shared instance): ${line}`));
   let clientEnded = false;
-  return new Promise<number>((resolve) => {
+  const code = await new Promise<number>((resolve) => {
     let gone: NodeJS.Timeout | undefined;
     options.input.once('end', () => {
       clientEnded = true;
@@ -132,4 +142,5 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<numb
     options.input.pipe(socket, { end: false });
     socket.pipe(options.output, { end: false });
   });
+  return { relayed: true, code };
 }

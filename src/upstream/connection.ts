@@ -126,6 +126,8 @@ export class UpstreamConnection {
   );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
+  /** Set by {@link retire}: ending once its calls end, so never restarted. */
+  private retiring = false;
   /** The start in progress, awaited by a first use. */
   private starting: Promise<void> | undefined;
   /** Lets a start held by {@link open}'s `gate` begin now (a use, a search, close); undefined once begun. */
@@ -142,7 +144,7 @@ export class UpstreamConnection {
 
   constructor(
     readonly key: string,
-    /** The entry; replaced by a reload that changed only catalogue keys (exposure, tools, prefix, schemas). */
+    /** The entry; replaced by a reload that changed only keys read at each use ({@link reconfigure}). */
     public server: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
@@ -231,14 +233,62 @@ export class UpstreamConnection {
     return this.starting ?? Promise.resolve();
   }
 
-  /** Starts an `idle` upstream, or waits for the start under way; then the status says how it went. */
+  /**
+   * Waits for the start under way, or starts an `idle` upstream (also one that a start waited for
+   * left idle: {@link openAfter} of a lazy entry served from the cache); then the status says how it went.
+   */
   private async ensureStarted(): Promise<void> {
-    if (this.status === 'idle') await this.start();
-    else if (this.status === 'starting') {
+    // A start waited for by openAfter may hand over to the start it begins: wait for that one too.
+    let waited: Promise<void> | undefined;
+    while (this.status === 'starting' && this.starting && this.starting !== waited) {
+      waited = this.starting;
       // A start held by open()'s gate begins now: this use needs it.
       this.releaseHeld?.();
-      await this.starting;
+      await waited;
     }
+    if (this.status === 'idle') await this.start();
+  }
+
+  /**
+   * Takes an entry a reload changed only in keys read at each use (pool.ts `upstreamPart`), or left
+   * as it was while the config's lazy defaults may have changed: an idle upstream that is no longer
+   * lazy starts, and the idle time is counted afresh under the new `idleStopMs`.
+   */
+  reconfigure(server: ServerConfig): void {
+    this.server = server;
+    if (this.status === 'idle' && !this.lazy) void this.start();
+    else this.idle.touch();
+  }
+
+  /**
+   * {@link open} once `before` resolves (the connection this one replaces has ended: pool.ts
+   * reconcile); meanwhile the status is `starting` and a use waits for it rather than being refused.
+   */
+  openAfter(before: Promise<void>): void {
+    const waiting: Promise<void> = before.then(() => {
+      this.starting = undefined;
+      return this.isClosed() ? undefined : this.open();
+    });
+    this.starting = waiting;
+    // open() may have begun a start of its own, which is `starting` now.
+    void waiting.finally(() => {
+      if (this.starting === waiting) this.starting = undefined;
+    });
+  }
+
+  /**
+   * Ends this upstream once the calls and requests under way have ended (a config reload replaced or
+   * removed its entry: issue #11 point 3), at most `graceMs` later; no new use reaches it (the pool no
+   * longer routes to it) and it is not restarted meanwhile. Cutting a call in flight answered it
+   * "the connection closed during the call" (breaker4).
+   */
+  async retire(graceMs: number): Promise<void> {
+    this.retiring = true;
+    clearTimeout(this.retryTimer);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle.unused(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    await this.close();
   }
 
   /**
@@ -495,6 +545,7 @@ export class UpstreamConnection {
 
   /** Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated configuration problem). */
   private scheduleRestart(quiet: boolean): void {
+    if (this.retiring) return;
     this.attempt += 1;
     const delay = backoffDelayMs(this.attempt, (this.options.random ?? Math.random)(), this.options.backoff ?? DEFAULT_BACKOFF);
     this.retryAt = Date.now() + delay;

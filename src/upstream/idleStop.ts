@@ -19,6 +19,8 @@ export interface IdleStopHost {
 export class IdleStop {
   private inUse = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** Told once nothing is in use ({@link unused}). */
+  private waiters: (() => void)[] = [];
 
   constructor(private readonly host: IdleStopHost) {}
 
@@ -32,6 +34,12 @@ export class IdleStop {
   end(): void {
     this.inUse -= 1;
     this.touch();
+    if (this.inUse === 0) for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  /** Resolves once no call or request is under way (at once when none is). */
+  unused(): Promise<void> {
+    return this.inUse === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** (Re)starts the idle time, when nothing is in use and the upstream is up. */

@@ -7,17 +7,20 @@
  * (exposure, keywords, timeouts) change nothing upstream and keep the cache. The record also keeps the
  * upstream's protocol era verdict (era.ts, issue #9 point 4) with when it was probed and the server's
  * name and version then, so it expires. Written atomically, 0600.
- * A missing, unreadable or foreign file is a miss, never an error. Source: issue #11 point 2.
+ * A missing, unreadable, foreign or damaged file (one whose tools, instructions or capabilities are not
+ * what a listing gives) is a miss, never an error. Source: issue #11 point 2.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverResult } from '@modelcontextprotocol/client';
+import { DiscoverResultSchema } from '@modelcontextprotocol/core';
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import { stableHash } from '../lib/hash.js';
 import { writePrivateFile } from '../lib/stateDir.js';
 import type { Logger } from '../trace/log.js';
 import { isFresh, type EraVerdict, type VerdictStamp } from './era.js';
+import { parseToolsPage } from './listTools.js';
 
 /** Bumped when the record's shape changes; a record of another format is a miss. */
 export const LISTING_FORMAT = 1;
@@ -59,7 +62,8 @@ export interface ListingStore {
 export function cachedVerdict(listing: UpstreamListing, now = Date.now()): EraVerdict | undefined {
   if (!isFresh(listing, now)) return undefined;
   if (listing.era === 'legacy') return { era: 'legacy' };
-  return listing.era === 'modern' && listing.discover ? { era: 'modern', discover: listing.discover } : undefined;
+  // A damaged discover result is no verdict: the SDK refuses it as a prior, and the start would fail once.
+  return listing.era === 'modern' && DiscoverResultSchema.safeParse(listing.discover).success ? { era: 'modern', discover: listing.discover! } : undefined;
 }
 
 /** The fields of a server entry that decide what the upstream lists, with `baseDir`. */
@@ -87,13 +91,16 @@ export class ListingCache implements ListingStore {
   }
 
   load(_key: string, server: ServerConfig): UpstreamListing | undefined {
-    let record: Partial<ListingRecord>;
+    let record: unknown;
     try {
-      record = JSON.parse(readFileSync(this.pathFor(server), 'utf8')) as Partial<ListingRecord>;
+      record = JSON.parse(readFileSync(this.pathFor(server), 'utf8'));
     } catch {
       return undefined;
     }
-    return record.format === LISTING_FORMAT && Array.isArray(record.tools) ? (record as ListingRecord) : undefined;
+    const listing = asListing(record);
+    if (listing) return listing;
+    this.logger.debug(`catalogue cache: ${this.pathFor(server)} is not a listing of this version; listing the upstream afresh`);
+    return undefined;
   }
 
   save(key: string, server: ServerConfig, listing: UpstreamListing): void {
@@ -105,4 +112,22 @@ export class ListingCache implements ListingStore {
       this.logger.debug(`catalogue cache: cannot write ${path}: ${(error as Error).message}`);
     }
   }
+}
+
+/**
+ * `record` as a listing of this format, or undefined unless it is a whole one: every tool one a live
+ * listing would keep (listTools.ts {@link parseToolsPage}: an object with a name and an object
+ * inputSchema, no duplicate; a non-string description removed as there), `instructions` a string and
+ * `capabilities` an object when present. A damaged file served as a listing crashed the gateway at
+ * start (`"tools": [null]`, `"instructions": 7`: breaker4).
+ */
+function asListing(record: unknown): ListingRecord | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const { format, tools, instructions, capabilities } = record as Partial<Record<keyof ListingRecord, unknown>>;
+  if (format !== LISTING_FORMAT || !Array.isArray(tools)) return undefined;
+  const parsed = parseToolsPage(tools);
+  if (parsed.skipped.length > 0) return undefined;
+  if (instructions !== undefined && typeof instructions !== 'string') return undefined;
+  if (capabilities !== undefined && (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities))) return undefined;
+  return { ...(record as ListingRecord), tools: parsed.tools };
 }

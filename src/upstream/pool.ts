@@ -8,6 +8,7 @@ import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
 import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { stableJson } from '../lib/hash.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './calls.js';
 import { UpstreamConnection, type ConnectionOptions } from './connection.js';
 import { GroupWatchdog } from './watchdog.js';
 
@@ -41,17 +42,24 @@ export interface Reconciled {
 }
 
 /**
- * The part of an entry that concerns the upstream connection: everything but the catalogue's own
- * keys (exposure, per-tool rules, prefix, schemas), which a shelf rebuild applies without a restart.
+ * The part of an entry that decides the upstream process or connection: everything but the
+ * catalogue's own keys (exposure, per-tool rules, prefix, schemas), which a shelf rebuild applies,
+ * and toolshelf's own limits (timeouts, instructions budget, lazy start and idle stop), which the
+ * connection reads at each use. Raising `timeoutMs` restarted the upstream and lost its state (an
+ * open browser, an in-memory store: breaker4).
  */
 function upstreamPart(server: ServerConfig): string {
-  const { exposure: _e, tools: _t, prefix: _p, schemas: _s, ...rest } = server;
+  const { exposure: _e, tools: _t, prefix: _p, schemas: _s, timeoutMs: _to, maxTotalMs: _mt, startTimeoutMs: _st, instructionsBytes: _ib, lazy: _l, idleStopMs: _is, ...rest } = server;
   return stableJson(rest);
 }
 
 /** Every configured upstream by server key; satisfies the gateway's `UpstreamCaller`. */
 export class UpstreamPool {
   private connections = new Map<string, UpstreamConnection>();
+  /** Set by close(): nothing starts after it. */
+  private closed = false;
+  /** Connections a reload removed or replaced, ending once their calls end. */
+  private readonly retiring = new Set<UpstreamConnection>();
   private readonly options: ConnectionOptions;
   /** Ends the stdio upstreams' process groups if this process dies without closing the pool (issue #8 point 6). */
   private readonly watchdog: GroupWatchdog | undefined;
@@ -90,10 +98,15 @@ export class UpstreamPool {
   /**
    * Applies a reloaded config's servers (issue #11 point 3): ends removed ones, restarts those whose
    * upstream part changed, opens added ones (in the background; `onToolsChanged` announces them),
-   * and leaves the rest running. Order follows `servers`. Resolves once removed and replaced
-   * upstreams have ended.
+   * and leaves the rest running. Order follows `servers`. A removed or replaced upstream ends once the
+   * calls under way on it have ended, at most its call timeout later (`timeoutMs`, else
+   * {@link DEFAULT_CALL_TIMEOUT_MS}); a replacement starts after it ended (two copies of one server
+   * may contend for its files or port), and calls meanwhile wait for the replacement. Resolves once
+   * removed and replaced upstreams have ended. After close() it changes nothing.
    */
   async reconcile(servers: Readonly<Record<string, ServerConfig>>): Promise<Reconciled> {
+    // A reload that comes after close() (one queued behind another while the gateway shut down) starts nothing.
+    if (this.closed) return { added: [], removed: [], restarted: [] };
     const old = this.connections;
     const removed = [...old.keys()].filter((key) => !Object.hasOwn(servers, key));
     const added: string[] = [];
@@ -103,7 +116,7 @@ export class UpstreamPool {
     for (const [key, server] of Object.entries(servers)) {
       const existing = old.get(key);
       if (existing && upstreamPart(existing.server) === upstreamPart(server)) {
-        existing.server = server;
+        existing.reconfigure(server);
         next.set(key, existing);
         continue;
       }
@@ -113,9 +126,20 @@ export class UpstreamPool {
       fresh.push(connection);
     }
     this.connections = next;
-    await Promise.all([...removed, ...restarted].map((key) => old.get(key)?.close()));
-    for (const connection of fresh) void connection.open();
+    const ended = new Map([...removed, ...restarted].map((key) => [key, this.retire(old.get(key)!)]));
+    for (const connection of fresh) connection.openAfter(ended.get(connection.key) ?? Promise.resolve());
+    await Promise.all(ended.values());
     return { added, removed, restarted };
+  }
+
+  /** Ends `connection` once its calls have ended ({@link reconcile}), tracked meanwhile so close() and killNow() reach it. */
+  private async retire(connection: UpstreamConnection): Promise<void> {
+    this.retiring.add(connection);
+    try {
+      await connection.retire(connection.server.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+    } finally {
+      this.retiring.delete(connection);
+    }
   }
 
   /** Starts upstream `server` if it is idle (a search found its tools); unknown keys are ignored. */
@@ -169,12 +193,13 @@ export class UpstreamPool {
 
   /** Synchronously SIGKILLs every stdio upstream's process group (for `process.on('exit')`). */
   killNow(): void {
-    for (const c of this.connections.values()) c.killNow();
+    for (const c of [...this.connections.values(), ...this.retiring]) c.killNow();
   }
 
   /** Ends every upstream in parallel, then lets the watchdog exit. */
   async close(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.closed = true;
+    await Promise.all([...this.connections.values(), ...this.retiring].map((c) => c.close()));
     this.watchdog?.close();
   }
 }

@@ -4,7 +4,7 @@
  * first call (or a search that finds its tools) and stops when idle, and a stale cache is corrected
  * with list_changed. Spawns are counted by the recorder fixture's pid file.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, fixture, startHttp, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
@@ -137,6 +137,46 @@ describe('catalogue cache and lazy upstreams', () => {
     config.mcpServers.rec.args.push('--edited');
     writeFileSync(path, JSON.stringify(config));
     await start(path);
+    expect(spawned()).toHaveLength(2);
+  });
+
+  it('lists afresh over a damaged cache file instead of crashing at start (breaker4)', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    await (await start(path)).close();
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'catalog');
+    const [file] = readdirSync(dir).filter((f) => f.startsWith('upstream-'));
+    const checkedAt = new Date().toISOString();
+    // Valid JSON of the right format whose contents a listing never gives: each crashed the gateway
+    // ("Cannot read properties of null", "text.trim is not a function") or failed the first call.
+    const damaged = [
+      { format: 1, tools: [null] },
+      { format: 1, tools: [{ name: 5 }] },
+      { format: 1, tools: [{ name: 'alpha' }] },
+      { format: 1, tools: [{ name: 'alpha', inputSchema: { type: 'object' } }], instructions: 7, capabilities: 'x' },
+      { format: 1, tools: [{ name: 'alpha', inputSchema: { type: 'object' } }], era: 'modern', discover: { x: 1 }, eraCheckedAt: checkedAt },
+    ];
+    for (const [index, record] of damaged.entries()) {
+      writeFileSync(join(dir, file!), JSON.stringify(record));
+      const gateway = await start(path);
+      // A lazy upstream with a usable cache would not start: a damaged one is a miss, so it is listed afresh.
+      const expected = index < 4 ? ['rec__alpha', 'rec__beta'] : ['rec__alpha'];
+      expect(await names(gateway)).toEqual(expected);
+      expect(textOf(await gateway.client.callTool({ name: 'rec__alpha', arguments: {} }))).toBe(`alpha from ${spawned().at(-1)}`);
+      await gateway.close();
+    }
+  });
+
+  it('starts an idle lazy upstream when a reload makes it eager, without restarting anything (breaker4)', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    await (await start(path)).close();
+    const gateway = await start(path);
+    expect(await names(gateway)).toEqual(['rec__alpha', 'rec__beta']);
+    expect(spawned()).toHaveLength(1); // idle, served from the cache
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.lazy = false;
+    writeFileSync(path, JSON.stringify(config));
+    expect(await waitFor(() => spawned().length === 2, 20_000)).toBe(true);
+    expect(textOf(await gateway.client.callTool({ name: 'rec__alpha', arguments: {} }))).toBe(`alpha from ${spawned()[1]}`);
     expect(spawned()).toHaveLength(2);
   });
 });

@@ -4,7 +4,7 @@
  * file that fails validation is refused with every problem listed on stderr and the running config
  * kept. Processes are counted by the recorder fixture's pid files.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
@@ -104,5 +104,97 @@ describe('config reload', () => {
     save(path, { mcpServers: { keep: entry('solo'), more: entry('more') }, exposure: 'direct' });
     expect(await waitFor(() => pids('more').length === 1, 20_000)).toBe(true);
     expect(pids('solo')).toHaveLength(1);
+  });
+
+  it('lets a call in flight on a changed or removed server end before ending it; a call meanwhile waits for the replacement (breaker4)', async () => {
+    const path = writeConfig({ mcpServers: { edit: entry('drain-edit'), gone: entry('drain-gone') }, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['edit__ping', 'gone__ping']);
+    const [editPid] = pids('drain-edit');
+    const [gonePid] = pids('drain-gone');
+    const slow = { waitMs: 6000 };
+    const onEdit = gateway.client.callTool({ name: 'edit__ping', arguments: slow });
+    const onGone = gateway.client.callTool({ name: 'gone__ping', arguments: slow });
+    await new Promise((r) => setTimeout(r, 1000));
+
+    save(path, { mcpServers: { edit: entry('drain-edit', ['--changed']) }, exposure: 'direct' });
+    await new Promise((r) => setTimeout(r, 1500));
+    const meanwhile = gateway.client.callTool({ name: 'edit__ping', arguments: {} });
+    // Before: both answered "upstream server ... is unavailable: the connection closed during the call".
+    expect(textOf(await onEdit)).toBe(`ping from ${editPid}`);
+    expect(textOf(await onGone)).toBe(`ping from ${gonePid}`);
+    expect(await waitFor(() => !alive(editPid!) && !alive(gonePid!), 20_000)).toBe(true);
+    expect(textOf(await meanwhile)).toBe(`ping from ${pids('drain-edit')[1]}`);
+    expect(pids('drain-edit')).toHaveLength(2);
+    expect(await namesBecome(gateway, ['edit__ping'])).toEqual(['edit__ping']);
+  });
+
+  it('applies every save to a config that is a symlink into another folder, not only the first (breaker4)', async () => {
+    // A config kept in a dotfiles folder and linked into place; the editor saves the target by rename.
+    const dotfiles = join(tempDir(), 'dotfiles');
+    mkdirSync(dotfiles);
+    const target = join(dotfiles, 'servers.config.json');
+    save(target, { mcpServers: { one: entry('link-one') }, exposure: 'direct' });
+    const path = join(tempDir(), 'servers.config.json');
+    symlinkSync(target, path);
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['one__ping']);
+    const saves = [['one', 'two'], ['two'], ['three', 'two']];
+    for (const keys of saves) {
+      save(target, { mcpServers: Object.fromEntries(keys.map((key) => [key, entry(`link-${key}`)])), exposure: 'direct' });
+      const expected = keys.map((key) => `${key}__ping`).sort();
+      // Before: the first save applied and every later one was ignored.
+      expect(await namesBecome(gateway, expected)).toEqual(expected);
+    }
+    expect(gateway.stderr.filter((l) => l.includes('config reloaded'))).toHaveLength(saves.length);
+  });
+
+  it("leaves a server running when an edit changes only toolshelf's own limits for it (breaker4)", async () => {
+    const path = writeConfig({ mcpServers: { tuned: entry('tuned') }, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['tuned__ping']);
+    const [pid] = pids('tuned');
+    // Before: each of these keys restarted the upstream, losing whatever state it held.
+    save(path, { mcpServers: { tuned: { ...entry('tuned'), timeoutMs: 5000, maxTotalMs: 9000, startTimeoutMs: 7000, instructionsBytes: 100, lazy: false, idleStopMs: 0 } }, exposure: 'direct' });
+    expect(await waitFor(() => gateway.stderr.some((l) => l.includes('config reloaded')), 20_000)).toBe(true);
+    expect(gateway.stderr.join('\n')).toContain('(no server changed)');
+    expect(textOf(await gateway.client.callTool({ name: 'tuned__ping', arguments: {} }))).toBe(`ping from ${pid}`);
+    expect(pids('tuned')).toEqual([pid]);
+  });
+
+  it('applies an edit saved while the gateway was still starting its upstreams (breaker4)', async () => {
+    const dir = tempDir();
+    const gate = join(dir, 'gate');
+    const slow = { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_GATE_FILE: gate } };
+    const path = writeConfig({ mcpServers: { slow, early: entry('start-early') }, exposure: 'direct' }, dir);
+    const starting = startStdio(path);
+    // The config has been read once its upstreams run; the gateway serves once the slow one answers.
+    expect(await waitFor(() => pids('start-early').length === 1, 20_000)).toBe(true);
+    save(path, { mcpServers: { slow, early: entry('start-early'), added: entry('start-added') }, exposure: 'direct' });
+    await new Promise((r) => setTimeout(r, 500));
+    writeFileSync(gate, '');
+    const gateway = await starting;
+    open.push(gateway);
+    // Before: the edit was never applied (no watch existed when it was saved), until the next one.
+    expect(await namesBecome(gateway, ['added__ping', 'early__ping', 'slow__late_tool'])).toEqual(['added__ping', 'early__ping', 'slow__late_tool']);
+  });
+
+  it('applies a config whose folder was deleted and made again (breaker4)', async () => {
+    const folder = join(tempDir(), 'conf');
+    mkdirSync(folder);
+    const path = writeConfig({ mcpServers: { first: entry('folder-first') }, exposure: 'direct' }, folder);
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['first__ping']);
+    // A dotfiles tool or a checkout that replaces the whole folder.
+    rmSync(folder, { recursive: true });
+    await new Promise((r) => setTimeout(r, 500));
+    mkdirSync(folder);
+    writeFileSync(path, JSON.stringify({ mcpServers: { second: entry('folder-second') }, exposure: 'direct' }));
+    // Before: never applied, the folder's watch having ended with the folder.
+    expect(await namesBecome(gateway, ['second__ping'])).toEqual(['second__ping']);
   });
 });

@@ -6,12 +6,13 @@
  * Each test has its own TOOLSHELF_STATE_DIR (test/helpers/stateDir.setup.ts), so no instance is
  * shared across tests or with the user.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { alive, cliPath, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { alive, cliPath, descendants, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 function setup(exposure: 'direct' | 'deferred' = 'direct') {
   const dir = tempDir();
@@ -51,6 +52,17 @@ afterEach(async () => {
   await waitFor(() => !running.some(alive), 20_000);
   for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
+
+/** Starts the instance of `path` through a client, SIGKILLs it (its upstreams are killed after the test) and returns its pid. */
+async function killInstance(path: string, upstreams: () => number[]): Promise<number> {
+  const a = await client(path);
+  await names(a);
+  const [killed] = instances();
+  started.push(...upstreams());
+  process.kill(killed!, 'SIGKILL');
+  expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true); // its relay ends with the instance
+  return killed!;
+}
 
 const names = async (c: Connected): Promise<string[]> => (await c.client.listTools()).tools.map((t) => t.name).sort();
 
@@ -105,12 +117,7 @@ describe('shared upstreams', () => {
 
   it('replaces a killed instance with a new one for the next client', async () => {
     const { path, upstreams } = setup();
-    const a = await client(path);
-    await names(a);
-    const [killed] = instances();
-    started.push(...upstreams());
-    process.kill(killed!, 'SIGKILL');
-    expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true); // its relay ends with the instance
+    const killed = await killInstance(path, upstreams);
 
     const b = await client(path);
     expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
@@ -122,6 +129,27 @@ describe('shared upstreams', () => {
     const fresh = upstreams().at(-1);
     expect(answer).toBe(`ping from ${fresh}`);
     expect(started).not.toContain(fresh);
+  });
+
+  it('replaces a killed instance whose pid now belongs to an unrelated process, as after a reboot (breaker4)', async () => {
+    const { path, upstreams } = setup();
+    await killInstance(path, upstreams);
+    // The pid file and socket stay behind; the system hands the pid to a process that is no instance.
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+    const pidFile = join(dir, readdirSync(dir).find((f) => f.endsWith('.pid'))!);
+    const stranger = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(pidFile, `${stranger.pid}\n`);
+      // Before: the client waited for the stranger to listen until its initialize timed out (60 s).
+      const b = await client(path);
+      expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
+      const [replacement] = instances();
+      expect(replacement).not.toBe(stranger.pid);
+      expect(alive(replacement!)).toBe(true);
+      expect(alive(stranger.pid!)).toBe(true); // left alone
+    } finally {
+      stranger.kill('SIGKILL');
+    }
   });
 
   it('routes an upstream\'s sampling request to the client whose call caused it, not to the other', async () => {
@@ -145,6 +173,36 @@ describe('shared upstreams', () => {
     const result = await a.callTool({ name: 'local__ask', arguments: { prompt: 'secret of A', kind: 'sampling', related: false } });
     expect(textOf(result)).toBe('answered: A read secret of A');
     expect(seen).toEqual({ A: ['secret of A'], B: [] });
+  });
+
+  it('serves the client from its own process when no instance can be reached, saying why (breaker4)', async () => {
+    const { path, upstreams } = setup();
+    const state = process.env.TOOLSHELF_STATE_DIR!;
+    // A socket path over sun_path's 107 bytes (Node listened on it cut short: ENOENT, then EADDRINUSE),
+    // and a state folder whose `shared` is a file (EEXIST): each left the client with no gateway.
+    const long = join(state, 'l'.repeat(120));
+    mkdirSync(long, { mode: 0o700 });
+    const blocked = join(state, 'blocked');
+    mkdirSync(blocked, { mode: 0o700 });
+    writeFileSync(join(blocked, 'shared'), '');
+    try {
+      for (const [dir, why] of [
+        [long, /the socket path .* is \d+ bytes, over the 107/],
+        [blocked, /the shared instance cannot be started: EEXIST/],
+      ] as const) {
+        process.env.TOOLSHELF_STATE_DIR = dir;
+        const c = await client(path);
+        expect(await names(c)).toEqual(['rec__ping', 'rec__weather_forecast']);
+        expect(textOf(await c.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${upstreams().at(-1)}`);
+        expect(c.stderr.join('\n')).toMatch(why);
+        expect(c.stderr.join('\n')).toContain('serving from this process instead');
+        expect(descendants(c.pid)).toContain(upstreams().at(-1)); // its own upstream, not an instance's
+        await c.close();
+      }
+    } finally {
+      process.env.TOOLSHELF_STATE_DIR = state;
+    }
+    expect(existsSync(join(long, 'shared'))).toBe(false); // no instance tried a cut-short path
   });
 
   it('tells every client\'s stderr the instance\'s summary and why an upstream failed, never another client\'s lines (newcomer4: they were in the instance log alone)', async () => {

@@ -79,6 +79,20 @@ describe('serveHttp sessions (DESIGN §11)', () => {
     expect((await session.post(ping(2))).status).toBe(404);
   });
 
+  it('a session whose client holds its GET stream open is not idle, however long it sends nothing (breaker4)', async () => {
+    const { url } = await start(200);
+    const session = await openRawHttp(url);
+    // What an SDK client does after initialize: a GET stream for list_changed, held while it waits for the user.
+    const stream = await openStream(url, session.id);
+    await sleep(700);
+    // Before: closed after idleMs, so the client's next call got 404 (the SDK client does not re-initialize).
+    expect(closed).toEqual([]);
+    expect((await session.request(ping(1))).result).toEqual({});
+    stream.abort();
+    // Idle time counts from the end of its last exchange.
+    expect(await waitUntil(async () => closed.length === 1)).toBe(true);
+  });
+
   it('a session with requests more often than idleMs stays open', async () => {
     const { url } = await start(400);
     const session = await openRawHttp(url);

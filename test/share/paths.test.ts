@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { shareChosen } from '../../src/commands/serve.js';
-import { instancePaths, instancePathsOf, referencedVariables } from '../../src/share/paths.js';
+import { instancePaths, instancePathsOf, referencedVariables, socketPathProblem } from '../../src/share/paths.js';
 
 const text = '{"mcpServers":{"a":{"command":"${CMD:-node}","env":{"T":"${TOKEN}"}}}}';
 
@@ -42,5 +42,17 @@ describe('shareChosen', () => {
     expect(shareChosen(undefined, undefined, '1', false)).toBe(true);
     expect(shareChosen(true, undefined, '0', false)).toBe(true);
     expect(shareChosen(undefined, true, '1', true)).toBe(false);
+  });
+});
+
+describe('socketPathProblem', () => {
+  it("refuses a path over sun_path's size, counted in bytes, per platform (unix(7); breaker4)", () => {
+    const at = (bytes: number): string => `/${'é'.repeat(Math.floor((bytes - 1) / 2))}${(bytes - 1) % 2 ? 'x' : ''}`;
+    expect(Buffer.byteLength(at(107))).toBe(107);
+    expect(socketPathProblem(at(107), 'linux')).toBeUndefined();
+    expect(socketPathProblem(at(108), 'linux')).toMatch(/is 108 bytes, over the 107/);
+    expect(socketPathProblem(at(103), 'darwin')).toBeUndefined();
+    expect(socketPathProblem(at(104), 'darwin')).toMatch(/is 104 bytes, over the 103/);
+    expect(socketPathProblem(at(300), 'win32')).toBeUndefined();
   });
 });

@@ -155,3 +155,21 @@ describe('floods from one upstream', () => {
     expect(lines.filter((l) => l.startsWith('warn:')).at(-1)).toBe('warn: upstream "up": dropped tool second: duplicate name');
   });
 });
+
+describe('a config reload after close (breaker4)', () => {
+  it('a reload queued behind another while the gateway shut down starts nothing', async () => {
+    let attempts = 0;
+    const pool = new UpstreamPool({ up: fakeServer() }, fake.options({ transports: (...args) => ((attempts += 1), fake.transports(...args)) }));
+    closeAll = () => pool.close();
+    const start = pool.start();
+    await vi.advanceTimersByTimeAsync(0);
+    await start;
+    expect(attempts).toBe(1);
+    await pool.close();
+    // Before: the changed and the added entry were started after close, their processes left behind.
+    expect(await pool.reconcile({ up: fakeServer({ args: ['changed'] }), added: fakeServer() })).toEqual({ added: [], removed: [], restarted: [] });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(attempts).toBe(1);
+    expect(pool.summary().map((s) => s.status)).toEqual(['closed']);
+  });
+});
