@@ -160,7 +160,7 @@ describe('config reload', () => {
     // Before: each of these keys restarted the upstream, losing whatever state it held.
     save(path, { mcpServers: { tuned: { ...entry('tuned'), timeoutMs: 5000, maxTotalMs: 9000, startTimeoutMs: 7000, instructionsBytes: 100, lazy: false, idleStopMs: 0 } }, exposure: 'direct' });
     expect(await waitFor(() => gateway.stderr.some((l) => l.includes('config reloaded')), 20_000)).toBe(true);
-    expect(gateway.stderr.join('\n')).toContain('(no server changed)');
+    expect(gateway.stderr.join('\n')).toContain('no upstream added, removed or restarted; settings changed: /mcpServers/tuned/');
     expect(textOf(await gateway.client.callTool({ name: 'tuned__ping', arguments: {} }))).toBe(`ping from ${pid}`);
     expect(pids('tuned')).toEqual([pid]);
   });
