@@ -8,7 +8,7 @@ import { signIn } from '../auth/flow.js';
 import { authStatus, formatStatus } from '../auth/status.js';
 import { storeFromEnv } from '../auth/upstreamAuth.js';
 import { isRemote, type Config, type RemoteServerConfig } from '../config/types.js';
-import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport } from './common.js';
+import { argumentError, type ArgOptions, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport } from './common.js';
 
 export const AUTH_USAGE = `Usage: toolshelf auth login SERVER [--config FILE]   sign in to SERVER in the browser
        toolshelf auth status [--config FILE] [--json]  each remote server's sign-in state
@@ -25,7 +25,7 @@ export async function runAuth(argv: string[], out: (line: string) => void): Prom
   try {
     parsed = parse(argv);
   } catch (error) {
-    return err(`toolshelf: ${(error as Error).message}\n${AUTH_USAGE}`), EXIT_USAGE;
+    return err(`toolshelf: ${argumentError(error, AUTH_OPTIONS)}\n${AUTH_USAGE}`), EXIT_USAGE;
   }
   const { values, positionals } = parsed;
   const [action, name, ...extra] = positionals;
@@ -58,10 +58,12 @@ export async function runAuth(argv: string[], out: (line: string) => void): Prom
   return EXIT_OK;
 }
 
+const AUTH_OPTIONS = { config: { type: 'string', short: 'c' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } satisfies ArgOptions;
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: AUTH_OPTIONS,
     strict: true,
     allowPositionals: true,
   });

@@ -5,12 +5,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { problemLine } from '../config/report.js';
 import type { Config } from '../config/types.js';
 import { err, ok, type Result } from '../lib/result.js';
 import type { LogLevel } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
+import { suggestNames } from '../discovery/suggest.js';
 
 /** The package version from package.json. */
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -98,4 +100,19 @@ export function noUpstreamProblem(upstreams: readonly UpstreamSummary[]): string
   if (upstreams.length === 0) return 'no upstream connected: the config lists no enabled server';
   const each = upstreams.map((u) => `  ${u.key}: ${u.error || u.status}`);
   return `no upstream connected (0 of ${upstreams.length}), so there is nothing to report:\n${each.join('\n')}`;
+}
+
+/** A command's parseArgs options. */
+export type ArgOptions = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * parseArgs' message for `error`, with the closest known option for an unknown one (`--htp`: did you
+ * mean "--http"?), as a mistyped command gets (newcomer5). `options` is the command's parseArgs options.
+ */
+export function argumentError(error: unknown, options: Readonly<Record<string, unknown>>): string {
+  const message = (error as Error).message;
+  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];
+  if (unknown === undefined) return message;
+  const [near] = suggestNames(unknown.replace(/^-+/, ''), Object.keys(options), 1);
+  return `Unknown option '${unknown}'${near ? `; did you mean "--${near}"?` : ''}`;
 }

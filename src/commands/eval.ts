@@ -11,6 +11,7 @@ import { summarise, type MetricSummary } from '../discovery/metrics.js';
 import { buildPlainBm25 } from '../discovery/plainBm25.js';
 import { parseQueries, parseTools, toCatalogEntry } from '../discovery/retrievalSet.js';
 import { buildSearchIndex, propertyText } from '../discovery/searchIndex.js';
+import { argumentError, type ArgOptions } from './common.js';
 
 const USAGE = 'usage: toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--subset NAME] [--json]';
 
@@ -22,21 +23,20 @@ interface EvalArgs {
   readonly json: boolean;
 }
 
+const EVAL_OPTIONS = {
+  tools: { type: 'string' },
+  queries: { type: 'string' },
+  k: { type: 'string', default: '1,5,10' },
+  subset: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} satisfies ArgOptions;
+
 function parseEvalArgs(argv: string[]): EvalArgs | string {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        tools: { type: 'string' },
-        queries: { type: 'string' },
-        k: { type: 'string', default: '1,5,10' },
-        subset: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    }));
+    ({ values } = parseArgs({ args: argv, options: EVAL_OPTIONS }));
   } catch (error) {
-    return (error as Error).message;
+    return argumentError(error, EVAL_OPTIONS);
   }
   if (values.tools === undefined || values.queries === undefined) return '--tools and --queries are required';
   const ks = values.k.split(',').map((k) => Number(k.trim()));
@@ -93,7 +93,7 @@ export function evaluate(toolsText: string, queriesText: string, ks: readonly nu
 
 function formatTable(report: EvalReport): string[] {
   const row = (label: string, ours: number, plain: number): string =>
-    `| ${label.padEnd(9)} | ${ours.toFixed(3).padStart(9)} | ${plain.toFixed(3).padStart(10)} | ${(ours - plain >= 0 ? '+' : '') + (ours - plain).toFixed(3)} |`;
+    `| ${label.padEnd(9)} | ${ours.toFixed(3).padStart(9)} | ${plain.toFixed(3).padStart(10)} | ${signed(ours - plain)} |`;
   return [
     `${report.tools} tools, ${report.queries} queries${report.skippedLines > 0 ? `, ${report.skippedLines} malformed lines skipped` : ''}`,
     '| metric    | toolshelf | plain BM25 | delta |',
@@ -129,14 +129,14 @@ function unknownSubset(subset: string, report: EvalReport, file: string): string
 export async function runEval(argv: string[], out: (line: string) => void, err: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)): Promise<number> {
   const args = parseEvalArgs(argv);
   if (typeof args === 'string') {
-    out(`${args}\n${USAGE}`);
+    err(`toolshelf: ${args}\n${USAGE}`);
     return 2;
   }
   let texts: [string, string];
   try {
     texts = await Promise.all([readFile(args.tools, 'utf8'), readFile(args.queries, 'utf8')]);
   } catch (error) {
-    out(`cannot read input: ${(error as Error).message}`);
+    err(`toolshelf: cannot read input: ${(error as Error).message}`);
     return 1;
   }
   const report = evaluate(texts[0], texts[1], args.ks, args.subset);
@@ -152,4 +152,10 @@ export async function runEval(argv: string[], out: (line: string) => void, err: 
   if (args.json) out(JSON.stringify(report));
   else for (const line of formatTable(report)) out(line);
   return 0;
+}
+
+/** `delta` to 3 decimals with its sign, `+0.000` for what rounds to zero (not `-0.000`). */
+function signed(delta: number): string {
+  const text = delta.toFixed(3);
+  return Number(text) === 0 ? '+0.000' : `${delta > 0 ? '+' : ''}${text}`;
 }

@@ -14,7 +14,7 @@ import type { StartSummary } from '../summary.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
-import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
+import { argumentError, type ArgOptions, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
 import type { LogLevel } from '../trace/log.js';
 
 const USAGE = `Usage: toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]
@@ -78,6 +78,13 @@ export interface InspectReport {
   readonly manifest: { readonly text: string; readonly bytes: number; readonly tokens: number } | null;
 }
 
+const INSPECT_OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  json: { type: 'boolean', default: false },
+  'log-level': { type: 'string', default: 'warn' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ArgOptions;
+
 /**
  * Runs `inspect`, printing the report through `out` (stdout, from cli.ts); returns the exit code
  * (0 ok, 1 start-up refused or no upstream connected, 2 bad flags or config); exits 130 on a signal.
@@ -88,17 +95,12 @@ export async function runInspect(argv: string[], out: (text: string) => void): P
   try {
     values = parseArgs({
       args: argv,
-      options: {
-        config: { type: 'string', short: 'c' },
-        json: { type: 'boolean', default: false },
-        'log-level': { type: 'string', default: 'warn' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: INSPECT_OPTIONS,
       strict: true,
       allowPositionals: false,
     }).values;
   } catch (error) {
-    return err(`toolshelf: ${(error as Error).message}\n${USAGE}\n`), EXIT_USAGE;
+    return err(`toolshelf: ${argumentError(error, INSPECT_OPTIONS)}\n${USAGE}\n`), EXIT_USAGE;
   }
   if (values.help) return out(USAGE), EXIT_OK;
   const level = parseLogLevel(values['log-level']);

@@ -17,7 +17,7 @@ import type { BuiltShelf } from '../shelf.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
 import type { LogLevel } from '../trace/log.js';
-import { CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
+import { argumentError, type ArgOptions, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
 
 /** The command's help text (printed with `--help`, and after a usage error on stderr). */
 export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]
@@ -42,23 +42,25 @@ interface SearchArgs {
   readonly level: LogLevel;
 }
 
+const SEARCH_OPTIONS = {
+  limit: { type: 'string', short: 'n' },
+  config: { type: 'string', short: 'c' },
+  json: { type: 'boolean', default: false },
+  'log-level': { type: 'string', default: 'warn' },
+  help: { type: 'boolean', short: 'h', default: false },
+} satisfies ArgOptions;
+
 function parseSearchFlags(argv: string[]): SearchArgs | string {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
-      options: {
-        limit: { type: 'string', short: 'n' },
-        config: { type: 'string', short: 'c' },
-        json: { type: 'boolean', default: false },
-        'log-level': { type: 'string', default: 'warn' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      options: SEARCH_OPTIONS,
       allowPositionals: true,
       strict: true,
     });
   } catch (error) {
-    return (error as Error).message;
+    return argumentError(error, SEARCH_OPTIONS);
   }
   const { values, positionals } = parsed;
   const limit = values.limit === undefined ? undefined : Number(values.limit);

@@ -15,7 +15,7 @@ import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { reachLines } from '../gateway/hostCheck.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
-import { chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
+import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL] [--no-share | --share]
        toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]            what each upstream costs on the wire
@@ -63,21 +63,23 @@ export function parseListen(text: string): { host: string; port: number } | unde
   return { host: match[1] ?? match[2] ?? '127.0.0.1', port };
 }
 
+const SERVE_OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  http: { type: 'string' },
+  token: { type: 'string' },
+  trace: { type: 'string' },
+  share: { type: 'boolean' },
+  'no-share': { type: 'boolean' },
+  'shared-instance': { type: 'string' },
+  'log-level': { type: 'string', default: 'info' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} satisfies ArgOptions;
+
 function parseServeArgs(argv: string[]) {
   return parseArgs({
     args: argv,
-    options: {
-      config: { type: 'string', short: 'c' },
-      http: { type: 'string' },
-      token: { type: 'string' },
-      trace: { type: 'string' },
-      share: { type: 'boolean' },
-      'no-share': { type: 'boolean' },
-      'shared-instance': { type: 'string' },
-      'log-level': { type: 'string', default: 'info' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
+    options: SERVE_OPTIONS,
     strict: true,
     allowPositionals: false,
   }).values;
@@ -93,7 +95,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   try {
     values = parseServeArgs(argv);
   } catch (error) {
-    err(`toolshelf: ${(error as Error).message}\n${SERVE_USAGE}\n`);
+    err(`toolshelf: ${argumentError(error, SERVE_OPTIONS)}\n${SERVE_USAGE}\n`);
     return EXIT_USAGE;
   }
   if (values.help) return out(SERVE_USAGE), EXIT_OK;

@@ -46,11 +46,17 @@ describe('toolshelf eval (issue 4)', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ tools: 3, queries: 3, ks: [1, 5, 10] });
   });
 
-  it('usage errors exit 2, unreadable files exit 1', async () => {
-    const lines: string[] = [];
-    expect(await runEval(['--tools', toolsFile], (line) => lines.push(line))).toBe(2);
-    expect(await runEval(['--tools', toolsFile, '--queries', queriesFile, '--k', 'x'], (line) => lines.push(line))).toBe(2);
-    expect(await runEval(['--tools', join(dir, 'absent'), '--queries', queriesFile], (line) => lines.push(line))).toBe(1);
-    expect(lines.join('\n')).toMatch(/usage: toolshelf eval/);
+  it('usage errors exit 2, unreadable files exit 1, each said on stderr as toolshelf: … (newcomer5: on stdout, unprefixed)', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const run = (argv: string[]) => runEval(argv, (line) => out.push(line), (line) => err.push(line));
+    expect(await run(['--tools', toolsFile])).toBe(2);
+    expect(await run(['--tools', toolsFile, '--queries', queriesFile, '--k', 'x'])).toBe(2);
+    expect(await run(['--tools', join(dir, 'absent'), '--queries', queriesFile])).toBe(1);
+    expect(await run(['--tols', toolsFile])).toBe(2);
+    expect(out).toEqual([]);
+    expect(err.join('\n')).toMatch(/usage: toolshelf eval/);
+    expect(err.every((line) => line.startsWith('toolshelf: '))).toBe(true);
+    expect(err.join('\n')).toContain(`Unknown option '--tols'; did you mean "--tools"?`);
   });
 });

@@ -51,3 +51,14 @@ describe('help (newcomer4)', () => {
     expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 });
+
+describe('a mistyped option (newcomer5: "Unknown option \'--htp\'" with no guess)', () => {
+  it('gets the option it is closest to, as a mistyped command does, exit 2; one close to none gets no guess', () => {
+    const serve = run(['--htp', '3000']);
+    expect(serve.status).toBe(2);
+    expect(serve.stderr).toContain(`toolshelf: Unknown option '--htp'; did you mean "--http"?`);
+    expect(run(['inspect', '--jsn']).stderr).toContain(`toolshelf: Unknown option '--jsn'; did you mean "--json"?`);
+    expect(run(['search', 'x', '--limt', '3']).stderr).toContain(`Unknown option '--limt'; did you mean "--limit"?`);
+    expect(run(['--zzzzzz']).stderr).toContain(`toolshelf: Unknown option '--zzzzzz'\n`);
+  });
+});
