@@ -80,11 +80,13 @@ function parseSearchFlags(argv: string[]): SearchArgs | string {
 }
 
 /**
- * One match as text: `name(required: type)`, then for a strong match the description as the model
- * reads it, for any other `(summary only)` and its one line, indented.
+ * One match as text: `name(required: type, …)` (`…` when it has optional parameters too, so `name()`
+ * means none at all; newcomer5), then for a strong match the description as the model reads it, for
+ * any other `(summary only)` and its one line, indented.
  */
 function formatMatch(entry: CatalogEntry, rank: number, strong: boolean): string[] {
-  const signature = requiredSignature(entry.tool.inputSchema);
+  const required = requiredSignature(entry.tool.inputSchema);
+  const signature = hasOptional(entry.tool.inputSchema) ? (required === '' ? '…' : `${required}, …`) : required;
   const lines = strong ? entry.projected.description.split(/\r?\n/) : [`(summary only) ${summaryOf(entry)}`];
   return [`${rank}. ${entry.qualifiedName}(${signature})`, ...lines.map((line) => `   ${line}`.trimEnd())];
 }
@@ -152,4 +154,12 @@ export async function runSearch(argv: string[], out: (line: string) => void): Pr
   const parsed = parseSearchArgs({ query: args.query, ...(args.limit === undefined ? {} : { limit: args.limit }) }, config.discovery.defaultLimit, config.discovery.maxLimit);
   if ('error' in parsed) return err(`toolshelf: ${parsed.error}\n`), EXIT_USAGE;
   return exitOnSignal(() => searchOnce(config, args, parsed, out), (signal) => SIGNAL_EXIT[signal] ?? EXIT_FAILURE);
+}
+
+/** Whether `inputSchema` declares a top-level property its `required` does not list. */
+function hasOptional(inputSchema: unknown): boolean {
+  const schema = inputSchema as { properties?: unknown; required?: unknown } | null;
+  if (schema === null || typeof schema !== 'object' || schema.properties === null || typeof schema.properties !== 'object') return false;
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  return Object.keys(schema.properties).some((name) => !required.has(name));
 }
