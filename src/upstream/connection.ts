@@ -533,12 +533,15 @@ export class UpstreamConnection {
     this.calls.forgetAbandoned();
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
-    this.lastError = `the server ${endedBy}${quote ? `: ${quote}` : ''}`;
+    // What it printed while up may quote a client's call (a path, a query): the log gets it; the reason
+    // every client and the shared instance's status lines are told does not (breaker5).
+    this.lastError = `the server ${endedBy}`;
     if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) {
       this.attempt = 0;
       this.lastWarned = undefined;
     }
-    this.report('warn', `upstream "${this.key}" disconnected; ${this.lastError}`, this.lastError);
+    const logged = `${this.lastError}${quote ? `: ${quote}` : ''}`;
+    this.report('warn', `upstream "${this.key}" disconnected; ${logged}`, logged);
     this.endClient();
     this.scheduleRestart(false);
   }

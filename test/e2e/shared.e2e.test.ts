@@ -230,6 +230,38 @@ describe('shared upstreams', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toEqual([]);
   });
 
+  it('never tells another client what an upstream printed while serving a client\'s call (breaker5: a crash quoting A\'s path reached B\'s stderr)', async () => {
+    const dir = tempDir();
+    const [restartGate, slowGate] = [join(dir, 'restart-gate'), join(dir, 'slow-gate')];
+    const path = writeConfig(
+      {
+        mcpServers: {
+          crashy: { command: 'node', args: [fixture('crashy.mjs')], env: { CRASHY_STATE: join(dir, 'starts'), CRASHY_RESTART_GATE: restartGate }, exposure: 'direct' },
+          slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_GATE_FILE: slowGate }, exposure: 'direct' },
+        },
+        share: { idleExitMs: 300 },
+      },
+      dir,
+    );
+    const wait = process.env.TOOLSHELF_STARTUP_WAIT_MS;
+    process.env.TOOLSHELF_STARTUP_WAIT_MS = '300'; // served while "slow" starts: its start ends only at the gate
+    try {
+      const a = await client(path, 'client-a');
+      // A's call makes the upstream print A's path and exit; its restart waits at the gate.
+      await a.client.callTool({ name: 'crashy__crash', arguments: { path: '/home/alice/private/diary-7f3a.txt' } });
+      const b = await client(path, 'client-b');
+      writeFileSync(slowGate, ''); // every first start has ended: the instance tells its clients how the upstreams are
+      expect(await waitFor(() => b.stderr.some((line) => line.includes('upstreams now')), 30_000)).toBe(true);
+      expect(b.stderr.some((line) => /upstream "crashy" is \w+ \(last error: the server exited/.test(line))).toBe(true);
+      for (const line of b.stderr) expect(line).not.toContain('diary-7f3a');
+      expect(b.stderr.filter((line) => line.includes('(last error: )'))).toEqual([]); // no line for a start with no error yet
+    } finally {
+      writeFileSync(restartGate, '');
+      if (wait === undefined) delete process.env.TOOLSHELF_STARTUP_WAIT_MS;
+      else process.env.TOOLSHELF_STARTUP_WAIT_MS = wait;
+    }
+  });
+
   it('keeps one gateway per client with --no-share', async () => {
     const { path, upstreams } = setup();
     const a = await startStdio(path, ['--no-share']);
