@@ -97,3 +97,34 @@ function hostOf(url: string): string {
     return 'the remote server';
   }
 }
+
+/**
+ * Names of environment variables whose values count as credentials (`GITHUB_TOKEN`, `API_KEY`,
+ * `DB_PASSWORD`, `AWS_SECRET_ACCESS_KEY`, …).
+ */
+const SECRET_NAME = /key|token|secret|passw|pwd|auth|credential|cookie|session|private/i;
+/** Shortest value masked: a shorter one ("1", "true") would mask ordinary words. */
+const MIN_SECRET_CHARS = 6;
+
+/**
+ * The values of the credential-named variables ({@link SECRET_NAME}) of `environments` (a stdio
+ * upstream's `env`, the environment it inherits) that are at least {@link MIN_SECRET_CHARS} long,
+ * longest first (so a value holding another is masked whole).
+ */
+export function secretValues(...environments: readonly (Readonly<Record<string, string | undefined>> | undefined)[]): string[] {
+  const values = new Set<string>();
+  for (const env of environments) for (const [name, value] of Object.entries(env ?? {})) if (value !== undefined && value.length >= MIN_SECRET_CHARS && SECRET_NAME.test(name)) values.add(value);
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `text` (a line a stdio upstream wrote to stderr) with each of `secrets` replaced by `<redacted>`:
+ * a server that echoes its token as it fails ("invalid API key sk-…") had it quoted in the log, in
+ * the call answers of every client and in the shared instance's status lines (breaker5; DESIGN
+ * standards: credentials never appear in logs or errors).
+ */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('<redacted>');
+  return out;
+}

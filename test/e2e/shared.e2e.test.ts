@@ -262,6 +262,30 @@ describe('shared upstreams', () => {
     }
   });
 
+  it('never quotes a credential an upstream echoes as it fails, in the status lines or a call answer (breaker5)', async () => {
+    const { path: base } = setup();
+    const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
+    const echo = 'console.error("Error: invalid API key " + process.env.SEARCH_API_KEY + " (inherited GH_TOKEN " + process.env.GH_TOKEN + ")"); process.exit(1)';
+    config.mcpServers.search = { command: 'node', args: ['-e', echo], env: { SEARCH_API_KEY: 'sk-live-7f3a9c1d' }, exposure: 'direct' };
+    writeFileSync(base, JSON.stringify(config));
+    const token = process.env.GH_TOKEN;
+    process.env.GH_TOKEN = 'ghp_b5b5b5b5b5';
+    try {
+      const a = await client(base, 'client-a');
+      expect(await waitFor(() => a.stderr.some((line) => line.includes('upstream "search"') && line.includes('invalid API key')), 30_000)).toBe(true);
+      const answer = textOf(await a.client.callTool({ name: 'search__find', arguments: {} }));
+      const log = readFileSync(join(process.env.TOOLSHELF_STATE_DIR!, 'shared', readdirSync(join(process.env.TOOLSHELF_STATE_DIR!, 'shared')).find((f) => f.endsWith('.log'))!), 'utf8');
+      for (const text of [...a.stderr, answer, log]) {
+        expect(text).not.toContain('sk-live-7f3a9c1d');
+        expect(text).not.toContain('ghp_b5b5b5b5b5');
+      }
+      expect(a.stderr.join('\n')).toContain('invalid API key <redacted> (inherited GH_TOKEN <redacted>)');
+    } finally {
+      if (token === undefined) delete process.env.GH_TOKEN;
+      else process.env.GH_TOKEN = token;
+    }
+  });
+
   it('keeps one gateway per client with --no-share', async () => {
     const { path, upstreams } = setup();
     const a = await startStdio(path, ['--no-share']);
