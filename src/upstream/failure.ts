@@ -4,6 +4,14 @@
  * remote upstream by its host, and followed for a stdio upstream by the stderr line worth quoting.
  * Pure. Source: issue #8 point 9 (a remote failure named neither the host nor the cause).
  */
+import { printableLine } from '../lib/printable.js';
+
+/**
+ * Longest failure description, in characters: an upstream's own error message (an initialize refused
+ * with 3 MB that cleared the screen) went whole and raw into the log, every client's call answers and
+ * the shared instance's status lines (breaker5).
+ */
+export const MAX_FAILURE_CHARS = 1000;
 
 /** Deepest causes followed; a cycle or a very long chain stops here. */
 const MAX_CAUSES = 5;
@@ -62,12 +70,12 @@ export function isUnreachable(error: unknown): boolean {
  * Why an upstream failed to start: for a remote one `<host>: <cause chain>` (host and port only,
  * never the path, query or credentials of the URL, which may hold secrets); for a stdio one the
  * error's own message (a spawn failure already names its cause) with `(stderr: <quote>)` when a line
- * is worth quoting.
+ * is worth quoting. One printable line of at most {@link MAX_FAILURE_CHARS} characters.
  */
 export function describeFailure(error: unknown, where: { readonly url?: string; readonly stderrQuote?: string | undefined }): string {
-  if (where.url !== undefined) return `${hostOf(where.url)}: ${withoutUrl(causeChain(error), where.url)}`;
+  if (where.url !== undefined) return printableLine(`${hostOf(where.url)}: ${withoutUrl(causeChain(error), where.url)}`, MAX_FAILURE_CHARS);
   const message = error instanceof Error ? error.message : String(error);
-  return where.stderrQuote ? `${message} (stderr: ${where.stderrQuote})` : message;
+  return printableLine(where.stderrQuote ? `${message} (stderr: ${where.stderrQuote})` : message, MAX_FAILURE_CHARS);
 }
 
 /**

@@ -286,6 +286,23 @@ describe('shared upstreams', () => {
     }
   });
 
+  it('an upstream\'s megabyte error with terminal escapes reaches no client raw: status lines and call answers are short printable lines (breaker5)', async () => {
+    const { path: base } = setup();
+    const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
+    // Refuses every request (the era probe, then initialize) with a 3 MB message that clears the screen and turns it red.
+    const refuse = `require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: '\\u001b[2J\\u001b[31mboom\\r' + 'x'.repeat(3e6) } }) + '\\n'); })`;
+    config.mcpServers.evil = { command: 'node', args: ['-e', refuse], exposure: 'direct' };
+    writeFileSync(base, JSON.stringify(config));
+    const a = await client(base, 'client-a');
+    expect(await waitFor(() => a.stderr.some((line) => line.includes('upstream "evil"')), 30_000)).toBe(true);
+    const answer = textOf(await a.client.callTool({ name: 'evil__anything', arguments: {} }));
+    expect(answer).toContain('boom');
+    for (const text of [...a.stderr, answer]) {
+      expect(text).not.toMatch(/[\u001b\r]/);
+      expect(text.length).toBeLessThan(2000);
+    }
+  });
+
   it('keeps one gateway per client with --no-share', async () => {
     const { path, upstreams } = setup();
     const a = await startStdio(path, ['--no-share']);
