@@ -5,6 +5,8 @@
 import type { Config } from './config/types.js';
 import { advertisedTools, wireTool } from './gateway/advertise.js';
 import { discoveryMode } from './gateway/clients.js';
+import { reopen } from './gateway/instructions.js';
+import { BRIDGE_SEARCH_PREAMBLE, TOOL_SEARCH_PREAMBLE } from './discovery/manifest.js';
 import { modernTools, TOOLS_LIST_CACHE } from './gateway/modern/server.js';
 import { sessionSettings } from './gateway/session.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
@@ -30,10 +32,13 @@ export interface StartSummary {
 /** Computes the summary for a shelf as an unnamed client (call_tool on under `auto`) would see it. */
 export function summarize(config: Config, upstreams: readonly UpstreamSummary[], shelf: BuiltShelf): StartSummary {
   const { catalogue } = shelf;
+  // An unnamed client gets call_tool unless it is off, and tool_search's wording that names it.
+  const bridge = config.bridge.callTool !== 'never';
+  const description = (text: string): string => (bridge ? reopen(text, TOOL_SEARCH_PREAMBLE, BRIDGE_SEARCH_PREAMBLE) : text);
   const first = advertisedTools(catalogue, [], {
-    searchDescription: config.discovery.enabled ? shelf.searchDescription(undefined) : undefined,
+    searchDescription: config.discovery.enabled ? description(shelf.searchDescription(undefined)) : undefined,
     maxLimit: config.discovery.maxLimit,
-    callTool: config.bridge.callTool !== 'never',
+    callTool: bridge,
     mode: discoveryMode(config.discovery.mode, undefined),
     alwaysLoad: config.discovery.alwaysLoad,
   });

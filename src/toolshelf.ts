@@ -280,5 +280,6 @@ async function watchForReload(file: { path: string; text: string }, opened: Open
       const lines = problems.map(problemLine);
       logger.error(`config ${file.path} has ${problems.length} problem(s); the running config is kept:\n${lines.join('\n')}`);
     },
+    onGone: () => logger.warn(`config ${file.path} is gone; the running config is kept, and a file saved there again is applied`),
   });
 }

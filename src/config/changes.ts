@@ -49,6 +49,19 @@ export function changedSettings(previous: Config, next: Config, touched: Servers
 }
 
 /**
+ * Settings read once, at start: `naming` (names keep their meaning for the life of the process;
+ * issue #8 item 5), `discovery.ranker` (its module is loaded at start) and `share` (the shared
+ * instance's own lifetime). A reload names them as waiting for the next start (breaker4: the line
+ * said they changed, and nothing did).
+ */
+const AT_NEXT_START = ['/naming', '/discovery/ranker', '/share'];
+
+/** `path` is, or is under, one of {@link AT_NEXT_START}. */
+function atNextStart(path: string): boolean {
+  return AT_NEXT_START.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/**
  * The reload's log line after `config reloaded from <file>`: `: added a; restarted b; settings changed:
  * /exposure`, or, when no upstream was touched, `: no upstream added, removed or restarted; settings
  * changed: …` (or `; no setting changed` for an edit that changed nothing, e.g. whitespace). At most
@@ -58,12 +71,15 @@ export function changedSettings(previous: Config, next: Config, touched: Servers
 export function reloadSummary(touched: ServersTouched, changed: readonly string[]): string {
   // Server keys are the config's own, as free as its paths: a key holding a newline split the line, and 500 added servers were named one by one (breaker5).
   const servers = (['added', 'removed', 'restarted'] as const).filter((what) => touched[what].length > 0).map((what) => `${what} ${namedAtMost(touched[what].map(segment))}`);
-  const settings = changed.length > 0 ? `settings changed: ${namedAtMost(changed)}` : servers.length > 0 ? '' : 'no setting changed';
+  const settings = changed.length > 0 ? `settings changed: ${namedAtMost(changed, (path) => (atNextStart(path) ? ' (at the next start)' : ''))}` : servers.length > 0 ? '' : 'no setting changed';
   return `: ${[servers.length > 0 ? servers.join('; ') : 'no upstream added, removed or restarted', settings].filter(Boolean).join('; ')}`;
 }
 
-/** The first {@link MAX_PATHS_NAMED} of `paths` made printable, comma-separated, then `and N more`. */
-function namedAtMost(paths: readonly string[]): string {
+/** The first {@link MAX_PATHS_NAMED} of `paths` made printable, each followed by its `note`, comma-separated, then `and N more`. */
+function namedAtMost(paths: readonly string[], note: (path: string) => string = () => ''): string {
   const more = paths.length > MAX_PATHS_NAMED ? ` and ${paths.length - MAX_PATHS_NAMED} more` : '';
-  return `${paths.slice(0, MAX_PATHS_NAMED).map(printablePath).join(', ')}${more}`;
+  return `${paths
+    .slice(0, MAX_PATHS_NAMED)
+    .map((path) => `${printablePath(path)}${note(path)}`)
+    .join(', ')}${more}`;
 }

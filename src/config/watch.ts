@@ -8,7 +8,7 @@
  * well ({@link RELOAD_POLL_MS}), for what no watch sees. Events are debounced, and a save that leaves
  * the text unchanged does nothing.
  */
-import { realpathSync, unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
+import { existsSync as exists, realpathSync, unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parseConfig, readConfigText } from './load.js';
 import type { Config, ConfigProblem } from './types.js';
@@ -28,6 +28,8 @@ export interface ConfigWatchHooks {
   readonly onValid: (config: Config) => Promise<void>;
   /** A changed file that is not; every problem by JSON path. */
   readonly onInvalid: (problems: readonly ConfigProblem[]) => void;
+  /** The file is gone (still missing {@link RELOAD_DEBOUNCE_MS} after a poll saw it missing); once per disappearance. */
+  readonly onGone?: () => void;
 }
 
 /** A running watch; `close()` ends it. */
@@ -105,6 +107,13 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   // A config whose folder was deleted and made again was never read again: its folder's watch ended with it (breaker4).
   const polled = (now: Stats, before: Stats): void => {
     if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) schedule();
+    // watchFile gives zeroed stats for a missing file. A deleted config was kept without a word (breaker4);
+    // an editor that deletes before it writes is back within the debounce, so that is not reported.
+    if (now.mtimeMs === 0 && before.mtimeMs !== 0) {
+      setTimeout(() => {
+        if (!closed && !exists(file)) hooks.onGone?.();
+      }, RELOAD_DEBOUNCE_MS).unref();
+    }
   };
   watchFile(file, { interval: RELOAD_POLL_MS, persistent: false }, polled);
   // The text was read before the upstreams started (seconds, for a first `npx` download): an edit

@@ -60,6 +60,12 @@ export const TOOL_SEARCH_PREAMBLE =
   'Search the tools listed below by describing what you want to do; matching tools are returned ' +
   'with their parameters and become callable by name.';
 
+/**
+ * {@link TOOL_SEARCH_PREAMBLE} for a legacy client whose list has call_tool (it may never list a
+ * found tool; newcomer5). No longer than it, so a client's description limit still holds.
+ */
+export const BRIDGE_SEARCH_PREAMBLE = 'Search the tools listed below by describing what you want to do; matching tools are returned with their parameters: run one with call_tool.';
+
 /** Between the preamble and the manifest. */
 const SEPARATOR = '\n\n';
 

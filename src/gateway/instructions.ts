@@ -13,6 +13,19 @@ export const SHELF_INSTRUCTIONS =
   'Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name.';
 
 /**
+ * {@link SHELF_INSTRUCTIONS} for a legacy client whose list has call_tool: clients that ignore
+ * list_changed (Claude Desktop, Cursor) never list a found tool, so their model can run it only
+ * through call_tool, which the opening did not name (newcomer5).
+ */
+export const SHELF_INSTRUCTIONS_BRIDGE =
+  'Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one with call_tool, or by its name once it is in your list.';
+
+/** `text` with its opening `from` replaced by `to`; unchanged when it does not open with `from`. */
+export function reopen(text: string, from: string, to: string): string {
+  return text.startsWith(from) ? to + text.slice(from.length) : text;
+}
+
+/**
  * The instructions for one client: `text` as is when its tool list has `tool_search` (`hasSearch`);
  * else `text` without its opening sentence `opening`, which tells of a tool_search that client does
  * not have (discovery in `client` mode, discovery off, nothing deferred), upstreams' sections kept;

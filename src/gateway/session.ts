@@ -9,8 +9,9 @@ import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { advertisedEvent, advertisedTools } from './advertise.js';
 import { fitResult } from './results.js';
-import { instructionsForList, SHELF_INSTRUCTIONS } from './instructions.js';
-import { TOOL_SEARCH } from './bridgeTools.js';
+import { instructionsForList, reopen, SHELF_INSTRUCTIONS, SHELF_INSTRUCTIONS_BRIDGE } from './instructions.js';
+import { CALL_TOOL, TOOL_SEARCH } from './bridgeTools.js';
+import { BRIDGE_SEARCH_PREAMBLE, TOOL_SEARCH_PREAMBLE } from '../discovery/manifest.js';
 import { GatewayServer, handleRequest, type Extra } from './handlers.js';
 import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from './clients.js';
 import { dispatchCall, type DispatchSettings } from './dispatch.js';
@@ -121,8 +122,11 @@ export class GatewaySession {
       },
     );
     // Known once initialize has run: whether this client's list has tool_search, which the opening names.
-    this.server.initializeInstructions = () =>
-      instructionsForList(options.instructions ?? SHELF_INSTRUCTIONS, SHELF_INSTRUCTIONS, this.currentTools().some((tool) => tool.name === TOOL_SEARCH));
+    this.server.initializeInstructions = () => {
+      const names = new Set(this.currentTools().map((tool) => tool.name));
+      const opening = names.has(CALL_TOOL) ? SHELF_INSTRUCTIONS_BRIDGE : SHELF_INSTRUCTIONS;
+      return instructionsForList(reopen(options.instructions ?? SHELF_INSTRUCTIONS, SHELF_INSTRUCTIONS, opening), opening, names.has(TOOL_SEARCH));
+    };
     handleRequest(this.server, ListToolsRequestSchema, (request) => {
       if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor: tools/list has a single page');
       return { tools: this.listTools() };
@@ -201,12 +205,17 @@ export class GatewaySession {
     const shelf = this.options.shelf();
     const { settings } = this.options;
     return advertisedTools(shelf.catalogue, this.promoted, {
-      searchDescription: this.searchEnabled() ? shelf.searchDescription(descriptionLimit(this.clientName)) : undefined,
+      searchDescription: this.searchEnabled() ? this.searchWording(shelf.searchDescription(descriptionLimit(this.clientName))) : undefined,
       maxLimit: settings.maxLimit,
       callTool: this.callToolEnabled(),
       mode: this.mode(),
       alwaysLoad: settings.alwaysLoad,
     });
+  }
+
+  /** tool_search's description as this client should read it: naming call_tool when it has the bridge. */
+  private searchWording(description: string): string {
+    return this.callToolEnabled() ? reopen(description, TOOL_SEARCH_PREAMBLE, BRIDGE_SEARCH_PREAMBLE) : description;
   }
 
   /** Who finds deferred tools for this client (issue #13); decided once clientInfo is known. */

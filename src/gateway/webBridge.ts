@@ -33,11 +33,21 @@ export function webRequest(req: IncomingMessage, res: ServerResponse, streamBody
 }
 
 /**
- * Writes `response` to `res`: status, headers, then the body as it arrives (an SSE stream may stay
- * open for the session's life). Resolves when the body ended or the client went away; in the latter
- * case the body stream is cancelled so the transport drops that stream.
+ * How long a response stream may wait on a client that reads nothing before it is closed, in ms. The
+ * SDK queues a stream's messages without bound while the socket is full, so a client that held its GET
+ * stream and stopped reading grew the gateway's memory with every notification for as long as it
+ * stayed connected (breaker4). A minute bounds that queue to what a minute's notifications hold; a
+ * client that is alive opens a new stream.
  */
-export async function sendWebResponse(response: Response, res: ServerResponse): Promise<void> {
+export const STALLED_STREAM_MS = 60_000;
+
+/**
+ * Writes `response` to `res`: status, headers, then the body as it arrives (an SSE stream may stay
+ * open for the session's life). Resolves when the body ended or the client went away, or when the
+ * client read nothing for `stallMs` (default {@link STALLED_STREAM_MS}) while data waited, which closes
+ * the connection; in the latter cases the body stream is cancelled so the transport drops that stream.
+ */
+export async function sendWebResponse(response: Response, res: ServerResponse, stallMs = STALLED_STREAM_MS): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -54,7 +64,7 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await drained(res);
+      if (!res.write(value) && !(await drained(res, stallMs))) res.destroy();
       if (res.destroyed) break;
     }
   } catch {
@@ -66,13 +76,16 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
   }
 }
 
-/** Resolves once `res` can take more data, or has closed. */
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves true once `res` can take more data or has closed, false when neither happened within `ms`. */
+function drained(res: ServerResponse, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = (): void => {
+    const settle = (value: boolean): void => {
+      clearTimeout(timer);
       res.off('drain', done).off('close', done);
-      resolve();
+      resolve(value);
     };
+    const done = (): void => settle(true);
+    const timer = setTimeout(() => settle(false), ms);
     res.once('drain', done).once('close', done);
   });
 }

@@ -40,6 +40,17 @@ describe('reload log line (newcomer4)', () => {
     expect(changedSettings(bundled(), next, untouched)).toEqual(['/mcpServers/files/tools/read_file/exposure', '/mcpServers/memory/tools/read_graph/keywords', '/discovery/defaultLimit']);
   });
 
+  it('settings read only at start are named as waiting for the next start (breaker4: the line said they changed, and nothing did)', () => {
+    const next = bundled((raw) => {
+      raw.naming = { separator: '--' };
+      raw.share = { idleExitMs: 1000 };
+      raw.discovery = { defaultLimit: 3 };
+    });
+    expect(line(bundled(), next)).toBe(
+      ': no upstream added, removed or restarted; settings changed: /discovery/defaultLimit, /naming/separator (at the next start), /share/idleExitMs (at the next start)',
+    );
+  });
+
   it('a setting written out at its default is no change, and an edit that changes nothing says so', () => {
     expect(line(bundled(), bundled((raw) => (raw.exposure = 'deferred')))).toBe(': no upstream added, removed or restarted; no setting changed');
   });

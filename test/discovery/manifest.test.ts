@@ -8,6 +8,7 @@ import {
   describeToolSearch,
   renderManifest,
   TOOL_SEARCH_PREAMBLE,
+  BRIDGE_SEARCH_PREAMBLE,
   toolSearchDescription,
 } from '../../src/discovery/manifest.js';
 import { packSentences } from '../../src/discovery/sentences.js';
@@ -258,4 +259,9 @@ describe.skipIf(SHARED_ABSENT)(`manifest on real catalogues (${SKIP_MESSAGE})`, 
     expect(per('github') + per('playwright')).toBe(described.described);
     expect(Math.abs(per('github') - per('playwright'))).toBeLessThanOrEqual(1);
   });
+});
+
+it('the preamble that names call_tool is no longer than the plain one, so a client\'s description limit still holds', () => {
+  expect(BRIDGE_SEARCH_PREAMBLE.length).toBeLessThanOrEqual(TOOL_SEARCH_PREAMBLE.length);
+  expect(BRIDGE_SEARCH_PREAMBLE).toContain('call_tool');
 });

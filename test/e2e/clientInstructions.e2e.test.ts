@@ -51,6 +51,31 @@ describe('instructions follow each client\'s tool list', () => {
   }
 });
 
+describe('a legacy client is told of call_tool when its list has it (newcomer5: Claude Desktop was told only "callable by name")', () => {
+  let gateway: HttpGateway;
+  beforeAll(async () => {
+    gateway = await startHttp(writeConfig({ mcpServers: servers }));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('Claude Desktop (ignores list_changed): instructions and tool_search name call_tool; Claude Code (re-lists, no call_tool): by name', async () => {
+    const desktop = await seen(gateway, 'claude-ai', 'legacy');
+    expect(desktop.tools).toContain('call_tool');
+    expect(desktop.instructions).toMatch(/^Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one with call_tool/);
+    const client = new Client({ name: 'claude-ai', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    const search = (await client.listTools()).tools.find((t) => t.name === 'tool_search');
+    await client.close();
+    expect(search?.description).toMatch(/^Search the tools listed below by describing what you want to do; matching tools are returned with their parameters: run one with call_tool\./);
+    const code = await seen(gateway, 'claude-code', 'legacy');
+    expect(code.tools).not.toContain('call_tool');
+    expect(code.instructions).toMatch(/^Tools not in your list are on the shelf: tool_search finds them by what you want to do, and the ones it returns become callable by name\./);
+    expect(code.instructions).not.toContain('call_tool');
+  });
+});
+
 describe('a modern client without call_tool is told to run found tools by name', () => {
   let gateway: HttpGateway;
   beforeAll(async () => {

@@ -89,6 +89,8 @@ describe('the packed tarball, installed (issue #8 point 8)', () => {
     expect(dist.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(dist.filter((f) => f.endsWith('.js') && readFileSync(join(installed, 'dist', f), 'utf8').includes('sourceMappingURL'))).toEqual([]);
     expect(existsSync(join(installed, 'src'))).toBe(false);
+    // The sandbox holds what the model is meant to see: its .gitignore became a .npmignore on install, listed first (newcomer5).
+    expect(readdirSync(join(installed, 'sandbox')).sort()).toEqual(['notes', 'welcome.txt']);
   });
 
   it('runs the bundled config from a folder with no servers.config.json: all four servers connect by their bins', async () => {

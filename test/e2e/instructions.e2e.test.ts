@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { qualifyToolNames, SHELF_INSTRUCTIONS } from '../../src/gateway/instructions.js';
+import { qualifyToolNames, SHELF_INSTRUCTIONS_BRIDGE } from '../../src/gateway/instructions.js';
 import { fixture, repoRoot, serverEntry, startHttp, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';
 
 /** server-everything's instructions with its tools' names as the client calls them (everything__<name>; newcomer4). */
@@ -57,7 +57,8 @@ describe('upstream instructions in toolshelf’s own', () => {
 
   it('come after toolshelf’s own text, in server-key order, a heading per server; hidden-only and disabled servers add nothing', () => {
     const text = gw.client.getInstructions() ?? '';
-    expect(text.startsWith(SHELF_INSTRUCTIONS)).toBe(true);
+    // An unknown client gets call_tool, and the opening that names it.
+    expect(text.startsWith(SHELF_INSTRUCTIONS_BRIDGE)).toBe(true);
     const order = ['alpha', 'everything', 'zeta'].map((s) => text.indexOf(heading(s)));
     expect(order.every((at, i) => at > 0 && (i === 0 || at > (order[i - 1] as number)))).toBe(true);
     expect(text).not.toMatch(/secret|Secret|Disabled|"off"/);

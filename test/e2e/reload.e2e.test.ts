@@ -197,4 +197,17 @@ describe('config reload', () => {
     // Before: never applied, the folder's watch having ended with the folder.
     expect(await namesBecome(gateway, ['second__ping'])).toEqual(['second__ping']);
   });
+
+  it('says so when the config file is deleted, keeps serving, and applies it when it comes back (breaker4: kept without a word)', async () => {
+    const path = writeConfig({ mcpServers: { kept: entry('gone-kept') }, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual(['kept__ping']);
+    rmSync(path);
+    expect(await waitFor(() => gateway.stderr.some((l) => l.includes(`config ${path} is gone; the running config is kept`)), 30_000)).toBe(true);
+    expect(gateway.stderr.filter((l) => l.includes('is gone'))).toHaveLength(1);
+    expect(await names(gateway)).toEqual(['kept__ping']);
+    writeFileSync(path, JSON.stringify({ mcpServers: { back: entry('gone-back') }, exposure: 'direct' }));
+    expect(await namesBecome(gateway, ['back__ping'])).toEqual(['back__ping']);
+  });
 });

@@ -30,7 +30,7 @@ import { CALL_TOOL, TOOL_SEARCH } from '../bridgeTools.js';
 import { descriptionLimit, discoveryMode } from '../clients.js';
 import { dispatchCall } from '../dispatch.js';
 import { handleRequest, withInstructions } from '../handlers.js';
-import { instructionsForList, SHELF_INSTRUCTIONS } from '../instructions.js';
+import { instructionsForList, reopen, SHELF_INSTRUCTIONS } from '../instructions.js';
 import { passthroughCapabilities, registerPassthrough } from '../passthrough.js';
 import { fitResult } from '../results.js';
 import type { SessionOptions } from '../session.js';
@@ -230,18 +230,18 @@ export function modernInstructionsFor(options: ModernListOptions & { readonly in
   const names = new Set(modernTools(options, name).map((tool) => tool.name));
   const full = modernInstructions(options.instructions ?? SHELF_INSTRUCTIONS);
   const opening = names.has(CALL_TOOL) || !full.startsWith(MODERN_INSTRUCTIONS) ? MODERN_INSTRUCTIONS : MODERN_INSTRUCTIONS_BY_NAME;
-  const text = opening === MODERN_INSTRUCTIONS ? full : MODERN_INSTRUCTIONS_BY_NAME + full.slice(MODERN_INSTRUCTIONS.length);
+  const text = reopen(full, MODERN_INSTRUCTIONS, opening);
   return instructionsForList(text, opening, names.has(TOOL_SEARCH));
 }
 
 /** The instructions with the modern opening in place of the legacy one; upstreams' own follow unchanged. */
 export function modernInstructions(legacy: string): string {
-  return legacy.startsWith(SHELF_INSTRUCTIONS) ? MODERN_INSTRUCTIONS + legacy.slice(SHELF_INSTRUCTIONS.length) : legacy;
+  return reopen(legacy, SHELF_INSTRUCTIONS, MODERN_INSTRUCTIONS);
 }
 
 /** tool_search's description with the modern opening sentence in place of the legacy one. */
 export function modernSearchDescription(legacy: string): string {
-  return legacy.startsWith(TOOL_SEARCH_PREAMBLE) ? MODERN_SEARCH_PREAMBLE + legacy.slice(TOOL_SEARCH_PREAMBLE.length) : legacy;
+  return reopen(legacy, TOOL_SEARCH_PREAMBLE, MODERN_SEARCH_PREAMBLE);
 }
 
 /** call_tool is the way to run a found tool for a modern client, so only `bridge.callTool: "never"` turns it off. */
