@@ -76,7 +76,7 @@ export function upstreamsLine(upstreams: readonly UpstreamSummary[], label = 'up
  */
 export function failureLines(upstreams: readonly UpstreamSummary[]): string[] {
   return upstreams
-    .filter((u) => u.error !== undefined && u.status !== 'ready')
+    .filter((u) => u.error !== undefined && u.error !== '' && u.status !== 'ready')
     .map((u) => (u.status === 'failed' ? `upstream "${u.key}" failed: ${u.error}` : `upstream "${u.key}" is ${u.status.replace(/_/g, ' ')} (last error: ${u.error})`));
 }
 

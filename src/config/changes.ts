@@ -65,12 +65,21 @@ function atNextStart(path: string): boolean {
  * The reload's log line after `config reloaded from <file>`: `: added a; restarted b; settings changed:
  * /exposure`, or, when no upstream was touched, `: no upstream added, removed or restarted; settings
  * changed: …` (or `; no setting changed` for an edit that changed nothing, e.g. whitespace). At most
- * {@link MAX_PATHS_NAMED} paths are named, then `and N more`; paths are made printable.
+ * {@link MAX_PATHS_NAMED} paths, and as many servers of each kind, are named, then `and N more`; paths
+ * and server keys are made printable (a key as its JSON Pointer segment, `/` as `~1`).
  */
 export function reloadSummary(touched: ServersTouched, changed: readonly string[]): string {
-  const servers = (['added', 'removed', 'restarted'] as const).filter((what) => touched[what].length > 0).map((what) => `${what} ${touched[what].join(', ')}`);
-  const named = changed.slice(0, MAX_PATHS_NAMED).map((path) => `${printablePath(path)}${atNextStart(path) ? ' (at the next start)' : ''}`);
-  const more = changed.length > MAX_PATHS_NAMED ? ` and ${changed.length - MAX_PATHS_NAMED} more` : '';
-  const settings = changed.length > 0 ? `settings changed: ${named.join(', ')}${more}` : servers.length > 0 ? '' : 'no setting changed';
+  // Server keys are the config's own, as free as its paths: a key holding a newline split the line, and 500 added servers were named one by one (breaker5).
+  const servers = (['added', 'removed', 'restarted'] as const).filter((what) => touched[what].length > 0).map((what) => `${what} ${namedAtMost(touched[what].map(segment))}`);
+  const settings = changed.length > 0 ? `settings changed: ${namedAtMost(changed, (path) => (atNextStart(path) ? ' (at the next start)' : ''))}` : servers.length > 0 ? '' : 'no setting changed';
   return `: ${[servers.length > 0 ? servers.join('; ') : 'no upstream added, removed or restarted', settings].filter(Boolean).join('; ')}`;
+}
+
+/** The first {@link MAX_PATHS_NAMED} of `paths` made printable, each followed by its `note`, comma-separated, then `and N more`. */
+function namedAtMost(paths: readonly string[], note: (path: string) => string = () => ''): string {
+  const more = paths.length > MAX_PATHS_NAMED ? ` and ${paths.length - MAX_PATHS_NAMED} more` : '';
+  return `${paths
+    .slice(0, MAX_PATHS_NAMED)
+    .map((path) => `${printablePath(path)}${note(path)}`)
+    .join(', ')}${more}`;
 }

@@ -10,6 +10,7 @@ import type { ConfigProblem } from './types.js';
 import { escapePointer } from './interpolate.js';
 import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { suggestNames } from '../discovery/suggest.js';
+import { isPlainObject } from '../lib/plainObject.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 
@@ -44,12 +45,20 @@ export function validateConfig(raw: unknown): ConfigProblem[] {
 }
 
 /**
- * `errors` without those an anyOf branch reports at the anyOf's own path ("must be object" beside
- * the anyOf's line): one mistake gave two messages (newcomer4). Deeper errors inside a branch stay.
+ * `errors` with one account of each anyOf that failed. A value that is no object gets the anyOf's
+ * line alone, without what each branch reports at its path ("must be object" beside it: one mistake
+ * gave two messages; newcomer4). An object took the object form: its own errors say what is wrong
+ * (a misspelt key, at its path, with the key it was meant to be), and the anyOf's line and the
+ * constants' "must be equal to constant" go: `{"maxDescriptonBytes": 500}` got only "must be
+ * \"third-party\", false, or an object of byte budgets", never naming the key (breaker5).
  */
 function withoutBranchErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
-  return errors.filter((e) => e.keyword === 'anyOf' || !(anyOfPaths.has(e.instancePath) && e.schemaPath.includes('/anyOf/')));
+  const objectForm = new Map(errors.filter((e) => e.keyword === 'anyOf').map((e) => [e.instancePath, isPlainObject(e.data)]));
+  return errors.filter((e) => {
+    const isObject = objectForm.get(e.instancePath);
+    if (isObject === undefined || (e.keyword !== 'anyOf' && !e.schemaPath.includes('/anyOf/'))) return true;
+    return e.keyword === 'anyOf' ? !isObject : isObject && e.keyword !== 'const';
+  });
 }
 
 function describeError(error: ErrorObject): ConfigProblem[] {

@@ -44,6 +44,17 @@ export function allowedHostnames(bound: string, interfaces: Interfaces, machineN
   return names;
 }
 
+/**
+ * The host name of a `Host` header (RFC 9110 §7.2: `host [":" port]`, an IPv6 address in brackets),
+ * lower-cased, without brackets and trailing dot (RFC 4343); undefined when the header is not of
+ * that form. `[::1]evil.com` read as `::1` and was served (breaker5).
+ */
+export function hostOfHeader(header: string): string | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]/@]+))(?::\d*)?$/.exec(header);
+  if (!match) return undefined;
+  return bare(match[1] ?? match[2]!);
+}
+
 /** `address` as the host part of a URL: IPv6 in brackets. */
 function urlHost(address: string): string {
   return address.includes(':') ? `[${address}]` : address;

@@ -12,7 +12,7 @@ import { hostname as machineName, networkInterfaces } from 'node:os';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../trace/log.js';
-import { allowedHostnames, clientUrl, isWildcard } from './hostCheck.js';
+import { allowedHostnames, clientUrl, hostOfHeader, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
@@ -201,7 +201,7 @@ function isInitialize(body: unknown): boolean {
 function checkRequest(req: IncomingMessage, options: HttpOptions): { status: number; message: string } | undefined {
   const allowed = allowedHostnames(options.host, isWildcard(options.host) ? networkInterfaces() : {}, machineName());
   const host = header(req, 'host');
-  if (!host || !allowed.has(hostname(host))) return { status: 403, message: `Forbidden: Host "${host ?? ''}" is not allowed` };
+  if (!host || !allowed.has(hostOfHeader(host) ?? '')) return { status: 403, message: `Forbidden: Host "${host ?? ''}" is not allowed` };
   const origin = header(req, 'origin');
   if (origin) {
     let originHost: string;
@@ -216,13 +216,6 @@ function checkRequest(req: IncomingMessage, options: HttpOptions): { status: num
     return { status: 401, message: 'Unauthorized: missing or wrong bearer token' };
   }
   return undefined;
-}
-
-/** The host name of a Host header, lower-cased and without a trailing dot (DNS names are case-insensitive, RFC 4343). */
-function hostname(hostHeader: string): string {
-  const v6 = /^\[([^\]]+)\]/.exec(hostHeader);
-  if (v6) return (v6[1] as string).toLowerCase();
-  return hostHeader.replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase();
 }
 
 /** Constant-time comparison of `Bearer <token>` (hashes first so lengths never leak). */

@@ -60,8 +60,11 @@ export function upstreamInstructions(
     return count !== undefined && count.hidden > 0 && count.direct + count.deferred === 0;
   };
   return [...texts]
-    .filter(([server, text]) => text.trim() !== '' && !hiddenOnly(server))
-    .map(([server, text]) => ({ server, text: qualifyToolNames(text, (tool) => nameOf(server, tool)), maxBytes: budgetOf(server) }));
+    .filter(([server, text]) => /\S/.test(text) && !hiddenOnly(server))
+    .map(([server, text]) => {
+      const maxBytes = budgetOf(server);
+      return { server, text: qualifyToolNames(text.trimStart(), (tool) => nameOf(server, tool), maxBytes), maxBytes };
+    });
 }
 
 /**
@@ -70,13 +73,31 @@ export function upstreamInstructions(
  * where it stands as a whole token, and only if it is backquoted or holds `_`, `-` or `.`, so a tool
  * named like a plain word ("search") leaves the prose alone. server-everything's "Use
  * `get-roots-list`" named a tool the client knows as `everything__get-roots-list` (newcomer4).
+ * With `maxBytes` (the budget the text is then clipped to by {@link clipToSentence}), the text ends
+ * once it has passed that many UTF-8 bytes by a character at a non-space, the most clipping reads:
+ * otherwise each session and each 2026-07-28 request read a megabyte text whole (1 s a build at
+ * 5 MB; breaker5).
  */
-export function qualifyToolNames(text: string, nameOf: (tool: string) => string | undefined): string {
-  return text.replace(/(`?)([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9])\1/g, (whole, tick: string, token: string) => {
+export function qualifyToolNames(text: string, nameOf: (tool: string) => string | undefined, maxBytes = Infinity): string {
+  // One character past the budget (4 bytes at most) shows clipping where the budget ends and that the text goes on.
+  const enough = maxBytes + 4;
+  let out = '';
+  let bytes = 0;
+  let at = 0;
+  const add = (piece: string): boolean => {
+    out += piece;
+    if (Number.isFinite(maxBytes)) bytes += textBytes(piece);
+    return bytes > enough && !/\s$/.test(out);
+  };
+  for (const match of text.matchAll(/(`?)([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9])\1/g)) {
+    const [whole, tick, token] = match as unknown as [string, string, string];
+    if (add(text.slice(at, match.index))) return out;
+    at = match.index + whole.length;
     const qualified = nameOf(token);
-    if (qualified === undefined || (tick === '' && !/[_.-]/.test(token))) return whole;
-    return `${tick}${qualified}${tick}`;
-  });
+    if (add(qualified === undefined || (tick === '' && !/[_.-]/.test(token)) ? whole : `${tick}${qualified}${tick}`)) return out;
+  }
+  add(text.slice(at));
+  return out;
 }
 
 /**

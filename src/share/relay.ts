@@ -16,7 +16,8 @@ import { ensurePrivateDir } from '../lib/stateDir.js';
 import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
 import { instanceOwner, instancePid } from './claim.js';
 import { socketPathProblem, type InstancePaths } from './paths.js';
-import { followStatus } from './status.js';
+import { printableLine } from '../lib/printable.js';
+import { followStatus, MAX_STATUS_LINE_CHARS } from './status.js';
 
 /** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
 export const START_ATTEMPTS = 2;
@@ -69,10 +70,10 @@ function startInstance(options: RelayOptions): void {
   }
 }
 
-/** The last lines of the instance's log, for a failure message. */
+/** The last lines of the instance's log, for a failure message, each made printable (they may quote an upstream). */
 function logTail(path: string): string {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-5).map((line) => printableLine(line, MAX_STATUS_LINE_CHARS)).join('\n');
   } catch {
     return '';
   }

@@ -8,10 +8,15 @@
  * session's (those could tell one client of another's calls).
  * File format: the instance's pid on the first line, then one `<sequence> <text>` line per entry.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { printableLine } from '../lib/printable.js';
 
 /** Most lines the file keeps (the oldest go first): a start summary and a few upstream changes fit. */
 export const MAX_STATUS_LINES = 40;
+/** Longest line, in characters: an upstream's error can be megabytes, and every relay reads the file each second. */
+export const MAX_STATUS_LINE_CHARS = 1000;
+/** Most bytes a relay reads of the file: {@link MAX_STATUS_LINES} full lines fit (3 bytes a character at most, and the sequence numbers). */
+const MAX_STATUS_FILE_BYTES = 256 * 1024;
 /** How often a relay reads the status file for new lines, in ms (a file of a few hundred bytes). */
 export const STATUS_POLL_MS = 1000;
 
@@ -27,8 +32,10 @@ export function statusWriter(path: string): StatusWriter {
   let sequence = 0;
   const write = (): void => {
     try {
-      // A rename replaces the file whole: a relay never reads half of it.
-      writeFileSync(`${path}.tmp`, `${process.pid}\n${lines.join('\n')}\n`, { mode: 0o600 });
+      // A rename replaces the file whole: a relay never reads half of it. A new file each time ('wx'),
+      // so a link left at the temporary path is replaced, never written through.
+      rmSync(`${path}.tmp`, { force: true });
+      writeFileSync(`${path}.tmp`, `${process.pid}\n${lines.join('\n')}\n`, { mode: 0o600, flag: 'wx' });
       renameSync(`${path}.tmp`, path);
     } catch {
       // The folder went away (the instance is ending): nothing to tell.
@@ -38,27 +45,52 @@ export function statusWriter(path: string): StatusWriter {
   return {
     add(line) {
       sequence += 1;
-      lines.push(`${sequence} ${line.replace(/\n/g, ' ')}`);
+      lines.push(`${sequence} ${printableLine(line, MAX_STATUS_LINE_CHARS)}`);
       if (lines.length > MAX_STATUS_LINES) lines.shift();
       write();
     },
   };
 }
 
-/** The lines of the status file at `path` written by process `pid`, with their sequence numbers; [] otherwise. */
-export function readStatus(path: string, pid: number | undefined): { sequence: number; text: string }[] {
-  let text: string;
+/**
+ * The first `maxBytes` of the regular file at `path` as UTF-8; undefined for anything else. Opened
+ * without blocking and without following a link: a FIFO put in the file's place blocked the relay,
+ * and with it its client's every message, until something wrote to it (breaker5).
+ */
+function readRegularFile(path: string, maxBytes: number): string | undefined {
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
   } catch {
-    return [];
+    return undefined;
   }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(maxBytes);
+    let filled = 0;
+    for (let read = -1; read !== 0 && filled < maxBytes; filled += read) read = readSync(fd, buffer, filled, maxBytes - filled, filled);
+    return buffer.toString('utf8', 0, filled);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The lines of the status file at `path` written by process `pid`, with their sequence numbers, each
+ * made printable and clipped ({@link printableLine}) whoever wrote the file; [] otherwise.
+ */
+export function readStatus(path: string, pid: number | undefined): { sequence: number; text: string }[] {
+  const text = pid === undefined ? undefined : readRegularFile(path, MAX_STATUS_FILE_BYTES);
+  if (text === undefined) return [];
   const [owner, ...rest] = text.split('\n');
-  if (pid === undefined || Number(owner) !== pid) return [];
+  if (Number(owner) !== pid) return [];
   return rest
-    .map((line) => /^(\d+) (.*)$/.exec(line))
+    .map((line) => /^(\d+) (.*)$/s.exec(line))
     .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => ({ sequence: Number(match[1]), text: match[2]! }));
+    .slice(-MAX_STATUS_LINES)
+    .map((match) => ({ sequence: Number(match[1]), text: printableLine(match[2]!, MAX_STATUS_LINE_CHARS) }));
 }
 
 /**

@@ -17,7 +17,7 @@ import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { describeFailure, isUnreachable } from './failure.js';
+import { describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
@@ -36,6 +36,8 @@ import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
 import type { GroupRegistry } from './watchdog.js';
 
+/** Characters of one upstream stderr line written to the debug log. */
+const MAX_STDERR_LOG_CHARS = 2000;
 /** Longest wait for the process or connection, `initialize` and the whole first `tools/list`, in ms. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
@@ -522,9 +524,16 @@ export class UpstreamConnection {
     return owner.idle ? notification : undefined;
   }
 
-  private onStderr(line: string): void {
+  /** The credentials a stdio upstream could echo on stderr, for the entry they were taken from. */
+  private secrets: { readonly of: ServerConfig; readonly values: readonly string[] } | undefined;
+
+  private onStderr(raw: string): void {
+    const server = this.server;
+    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, server.inheritEnv === false ? undefined : process.env) };
+    // Masked before it is cut, and past the cut by the longest secret, so no part of one is left.
+    const line = withoutSecrets(raw.slice(0, MAX_STDERR_LOG_CHARS + (this.secrets.values[0]?.length ?? 0)), this.secrets.values).slice(0, MAX_STDERR_LOG_CHARS);
     this.stderrTail.push(line);
-    this.options.logger.debug(`[${this.key}] ${line.slice(0, 2000)}`);
+    this.options.logger.debug(`[${this.key}] ${line}`);
   }
 
   private onClosed(client: Client): void {
@@ -533,12 +542,15 @@ export class UpstreamConnection {
     this.calls.forgetAbandoned();
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
-    this.lastError = `the server ${endedBy}${quote ? `: ${quote}` : ''}`;
+    // What it printed while up may quote a client's call (a path, a query): the log gets it; the reason
+    // every client and the shared instance's status lines are told does not (breaker5).
+    this.lastError = `the server ${endedBy}`;
     if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) {
       this.attempt = 0;
       this.lastWarned = undefined;
     }
-    this.report('warn', `upstream "${this.key}" disconnected; ${this.lastError}`, this.lastError);
+    const logged = `${this.lastError}${quote ? `: ${quote}` : ''}`;
+    this.report('warn', `upstream "${this.key}" disconnected; ${logged}`, logged);
     this.endClient();
     this.scheduleRestart(false);
   }

@@ -4,6 +4,14 @@
  * remote upstream by its host, and followed for a stdio upstream by the stderr line worth quoting.
  * Pure. Source: issue #8 point 9 (a remote failure named neither the host nor the cause).
  */
+import { printableLine } from '../lib/printable.js';
+
+/**
+ * Longest failure description, in characters: an upstream's own error message (an initialize refused
+ * with 3 MB that cleared the screen) went whole and raw into the log, every client's call answers and
+ * the shared instance's status lines (breaker5).
+ */
+export const MAX_FAILURE_CHARS = 1000;
 
 /** Deepest causes followed; a cycle or a very long chain stops here. */
 const MAX_CAUSES = 5;
@@ -62,12 +70,12 @@ export function isUnreachable(error: unknown): boolean {
  * Why an upstream failed to start: for a remote one `<host>: <cause chain>` (host and port only,
  * never the path, query or credentials of the URL, which may hold secrets); for a stdio one the
  * error's own message (a spawn failure already names its cause) with `(stderr: <quote>)` when a line
- * is worth quoting.
+ * is worth quoting. One printable line of at most {@link MAX_FAILURE_CHARS} characters.
  */
 export function describeFailure(error: unknown, where: { readonly url?: string; readonly stderrQuote?: string | undefined }): string {
-  if (where.url !== undefined) return `${hostOf(where.url)}: ${withoutUrl(causeChain(error), where.url)}`;
+  if (where.url !== undefined) return printableLine(`${hostOf(where.url)}: ${withoutUrl(causeChain(error), where.url)}`, MAX_FAILURE_CHARS);
   const message = error instanceof Error ? error.message : String(error);
-  return where.stderrQuote ? `${message} (stderr: ${where.stderrQuote})` : message;
+  return printableLine(where.stderrQuote ? `${message} (stderr: ${where.stderrQuote})` : message, MAX_FAILURE_CHARS);
 }
 
 /**
@@ -96,4 +104,35 @@ function hostOf(url: string): string {
   } catch {
     return 'the remote server';
   }
+}
+
+/**
+ * Names of environment variables whose values count as credentials (`GITHUB_TOKEN`, `API_KEY`,
+ * `DB_PASSWORD`, `AWS_SECRET_ACCESS_KEY`, …).
+ */
+const SECRET_NAME = /key|token|secret|passw|pwd|auth|credential|cookie|session|private/i;
+/** Shortest value masked: a shorter one ("1", "true") would mask ordinary words. */
+const MIN_SECRET_CHARS = 6;
+
+/**
+ * The values of the credential-named variables ({@link SECRET_NAME}) of `environments` (a stdio
+ * upstream's `env`, the environment it inherits) that are at least {@link MIN_SECRET_CHARS} long,
+ * longest first (so a value holding another is masked whole).
+ */
+export function secretValues(...environments: readonly (Readonly<Record<string, string | undefined>> | undefined)[]): string[] {
+  const values = new Set<string>();
+  for (const env of environments) for (const [name, value] of Object.entries(env ?? {})) if (value !== undefined && value.length >= MIN_SECRET_CHARS && SECRET_NAME.test(name)) values.add(value);
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `text` (a line a stdio upstream wrote to stderr) with each of `secrets` replaced by `<redacted>`:
+ * a server that echoes its token as it fails ("invalid API key sk-…") had it quoted in the log, in
+ * the call answers of every client and in the shared instance's status lines (breaker5; DESIGN
+ * standards: credentials never appear in logs or errors).
+ */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('<redacted>');
+  return out;
 }

@@ -78,3 +78,14 @@ describe('reload log line (newcomer4)', () => {
     expect(text).not.toContain('\n');
   });
 });
+
+describe('server keys in the line (breaker5)', () => {
+  it('are printable and at most MAX_PATHS_NAMED of each kind: a key with a newline split the line, 500 added were all named', () => {
+    const added = Array.from({ length: 500 }, (_, i) => `s${i}`);
+    const text = reloadSummary({ added: ['evil\nconfig reloaded: nothing\u001b[2J', 'a/b', ...added], removed: ['x'.repeat(2000)], restarted: [] }, []);
+    expect(text).not.toMatch(/[\n\u001b]/);
+    expect(text).toContain('added evil\\u000aconfig reloaded: nothing\\u001b[2J, a~1b, s0, s1, s2, s3, s4, s5 and 494 more');
+    expect(text).toContain(`removed ${'x'.repeat(80)}…`);
+    expect(text.length).toBeLessThan(400);
+  });
+});

@@ -263,6 +263,18 @@ describe('a value that fits none of a setting\'s forms (newcomer4: two messages 
     ]);
     expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":{"maxSchemaBytes":"big"}}}').map((p) => p.path)).toContain('/schemas/compaction/maxSchemaBytes');
   });
+
+  it('an object with a misspelt key is told the key, not only the forms it could take (breaker5: the key was never named)', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":{"maxDescriptonBytes":500}}}')).toEqual([
+      { path: '/schemas/compaction/maxDescriptonBytes', message: 'is not a known key; did you mean "maxDescriptionBytes"?' },
+    ]);
+    expect(problemsOf('{"mcpServers":{"a":{"command":"x","schemas":{"compaction":{"maxSchemaBytes":5}}}}}')).toEqual([
+      { path: '/mcpServers/a/schemas/compaction/maxSchemaBytes', message: 'must be >= 64' },
+    ]);
+    for (const value of ['true', 'null', '[]', '"3rd-party"']) {
+      expect(problemsOf(`{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":${value}}}`).map((p) => p.path), value).toEqual(['/schemas/compaction']);
+    }
+  });
 });
 
 describe('a disabled server (issue #8 point 9)', () => {

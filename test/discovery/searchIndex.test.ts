@@ -87,6 +87,25 @@ describe('search index (DESIGN §8)', () => {
     expect(buildSearchIndex(shelf, { boosts: { keywords: 0 } }).rank('what do you know', 5)).toMatchObject({ exact: 0, hits: [] });
   });
 
+  it('a one-word keyword in a script with combining marks stays one word, not an exact phrase (breaker5: "फ़ाइल" was split at its marks)', () => {
+    const shelf = [entry('f', 'read_file', 'Read a file.', { type: 'object' }, ['फ़ाइल', 'पढ़ो फ़ाइल']), entry('f', 'write_file', 'Write a file.')];
+    const index = buildSearchIndex(shelf);
+    expect(index.rank('फ़ाइल खोलो', 5)).toMatchObject({ exact: 0, hits: [{ name: 'f__read_file' }] });
+    expect(index.rank('कृपया पढ़ो फ़ाइल', 5)).toMatchObject({ exact: 1, hits: [{ name: 'f__read_file' }] });
+  });
+
+  it('a phrase two tools share names both, in the order the query holds phrases; punctuation and case do not matter', () => {
+    const shelf = [
+      entry('a', 'one', 'First.', { type: 'object' }, ['Send E-Mail']),
+      entry('b', 'two', 'Second.', { type: 'object' }, ['send e-mail', 'look it up']),
+      entry('c', 'three', 'Third.', { type: 'object' }, ['look it up']),
+    ];
+    const index = buildSearchIndex(shelf);
+    expect(index.rank('please look it up, then send e.mail', 5)).toMatchObject({ exact: 3, hits: [{ name: 'b__two' }, { name: 'c__three' }, { name: 'a__one' }] });
+    expect(index.rank('look it', 5).exact).toBe(0);
+    expect(index.rank('b__two', 5).hits[0]?.name).toBe('b__two');
+  });
+
   it('tolerates garbage input schemas', () => {
     const odd = [
       entry('x', 'a', 'Alpha tool.', { type: 'object', properties: null } as never),

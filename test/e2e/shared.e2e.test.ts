@@ -230,6 +230,79 @@ describe('shared upstreams', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toEqual([]);
   });
 
+  it('never tells another client what an upstream printed while serving a client\'s call (breaker5: a crash quoting A\'s path reached B\'s stderr)', async () => {
+    const dir = tempDir();
+    const [restartGate, slowGate] = [join(dir, 'restart-gate'), join(dir, 'slow-gate')];
+    const path = writeConfig(
+      {
+        mcpServers: {
+          crashy: { command: 'node', args: [fixture('crashy.mjs')], env: { CRASHY_STATE: join(dir, 'starts'), CRASHY_RESTART_GATE: restartGate }, exposure: 'direct' },
+          slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_GATE_FILE: slowGate }, exposure: 'direct' },
+        },
+        share: { idleExitMs: 300 },
+      },
+      dir,
+    );
+    const wait = process.env.TOOLSHELF_STARTUP_WAIT_MS;
+    process.env.TOOLSHELF_STARTUP_WAIT_MS = '300'; // served while "slow" starts: its start ends only at the gate
+    try {
+      const a = await client(path, 'client-a');
+      // A's call makes the upstream print A's path and exit; its restart waits at the gate.
+      await a.client.callTool({ name: 'crashy__crash', arguments: { path: '/home/alice/private/diary-7f3a.txt' } });
+      const b = await client(path, 'client-b');
+      writeFileSync(slowGate, ''); // every first start has ended: the instance tells its clients how the upstreams are
+      expect(await waitFor(() => b.stderr.some((line) => line.includes('upstreams now')), 30_000)).toBe(true);
+      expect(b.stderr.some((line) => /upstream "crashy" is \w+ \(last error: the server exited/.test(line))).toBe(true);
+      for (const line of b.stderr) expect(line).not.toContain('diary-7f3a');
+      expect(b.stderr.filter((line) => line.includes('(last error: )'))).toEqual([]); // no line for a start with no error yet
+    } finally {
+      writeFileSync(restartGate, '');
+      if (wait === undefined) delete process.env.TOOLSHELF_STARTUP_WAIT_MS;
+      else process.env.TOOLSHELF_STARTUP_WAIT_MS = wait;
+    }
+  });
+
+  it('never quotes a credential an upstream echoes as it fails, in the status lines or a call answer (breaker5)', async () => {
+    const { path: base } = setup();
+    const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
+    const echo = 'console.error("Error: invalid API key " + process.env.SEARCH_API_KEY + " (inherited GH_TOKEN " + process.env.GH_TOKEN + ")"); process.exit(1)';
+    config.mcpServers.search = { command: 'node', args: ['-e', echo], env: { SEARCH_API_KEY: 'sk-live-7f3a9c1d' }, exposure: 'direct' };
+    writeFileSync(base, JSON.stringify(config));
+    const token = process.env.GH_TOKEN;
+    process.env.GH_TOKEN = 'ghp_b5b5b5b5b5';
+    try {
+      const a = await client(base, 'client-a');
+      expect(await waitFor(() => a.stderr.some((line) => line.includes('upstream "search"') && line.includes('invalid API key')), 30_000)).toBe(true);
+      const answer = textOf(await a.client.callTool({ name: 'search__find', arguments: {} }));
+      const log = readFileSync(join(process.env.TOOLSHELF_STATE_DIR!, 'shared', readdirSync(join(process.env.TOOLSHELF_STATE_DIR!, 'shared')).find((f) => f.endsWith('.log'))!), 'utf8');
+      for (const text of [...a.stderr, answer, log]) {
+        expect(text).not.toContain('sk-live-7f3a9c1d');
+        expect(text).not.toContain('ghp_b5b5b5b5b5');
+      }
+      expect(a.stderr.join('\n')).toContain('invalid API key <redacted> (inherited GH_TOKEN <redacted>)');
+    } finally {
+      if (token === undefined) delete process.env.GH_TOKEN;
+      else process.env.GH_TOKEN = token;
+    }
+  });
+
+  it('an upstream\'s megabyte error with terminal escapes reaches no client raw: status lines and call answers are short printable lines (breaker5)', async () => {
+    const { path: base } = setup();
+    const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
+    // Refuses every request (the era probe, then initialize) with a 3 MB message that clears the screen and turns it red.
+    const refuse = `require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: '\\u001b[2J\\u001b[31mboom\\r' + 'x'.repeat(3e6) } }) + '\\n'); })`;
+    config.mcpServers.evil = { command: 'node', args: ['-e', refuse], exposure: 'direct' };
+    writeFileSync(base, JSON.stringify(config));
+    const a = await client(base, 'client-a');
+    expect(await waitFor(() => a.stderr.some((line) => line.includes('upstream "evil"')), 30_000)).toBe(true);
+    const answer = textOf(await a.client.callTool({ name: 'evil__anything', arguments: {} }));
+    expect(answer).toContain('boom');
+    for (const text of [...a.stderr, answer]) {
+      expect(text).not.toMatch(/[\u001b\r]/);
+      expect(text.length).toBeLessThan(2000);
+    }
+  });
+
   it('keeps one gateway per client with --no-share', async () => {
     const { path, upstreams } = setup();
     const a = await startStdio(path, ['--no-share']);

@@ -5,7 +5,7 @@
  */
 import type { NetworkInterfaceInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { allowedHostnames, clientUrl, isLoopback, isWildcard, reachLines, type Interfaces } from '../../src/gateway/hostCheck.js';
+import { allowedHostnames, clientUrl, hostOfHeader, isLoopback, isWildcard, reachLines, type Interfaces } from '../../src/gateway/hostCheck.js';
 
 const info = (address: string, family: 'IPv4' | 'IPv6', internal: boolean): NetworkInterfaceInfo =>
   ({ address, family, internal, netmask: '', mac: '00:00:00:00:00:00', cidr: null, ...(family === 'IPv6' ? { scopeid: 0 } : {}) }) as NetworkInterfaceInfo;
@@ -67,5 +67,26 @@ describe('reachLines', () => {
     expect(reachLines('192.0.2.2', 3333, false, machine).warn).toHaveLength(1);
     expect(reachLines('192.0.2.2', 3333, true, machine)).toEqual({ info: [], warn: [] });
     for (const bound of ['127.0.0.1', 'localhost', '::1']) expect(reachLines(bound, 3333, false, machine)).toEqual({ info: [], warn: [] });
+  });
+});
+
+describe('hostOfHeader (breaker5: "[::1]evil.com" was read as ::1 and served)', () => {
+  it('reads host [":" port], IPv6 in brackets, lower-cased without a trailing dot', () => {
+    expect(['127.0.0.1:8080', 'LOCALHOST.:1', 'localhost', '[::1]:3000', '[::1]', '[FD00::2]:80', 'vm:', '192.0.2.2.:9'].map(hostOfHeader)).toEqual([
+      '127.0.0.1',
+      'localhost',
+      'localhost',
+      '::1',
+      '::1',
+      'fd00::2',
+      'vm',
+      '192.0.2.2',
+    ]);
+  });
+
+  it('refuses anything else, so no allowed name can be smuggled in front of another', () => {
+    for (const header of ['[::1]evil.com', '[::1]:80evil', '[::1].evil.com:80', 'localhost:80:80', 'localhost:8o', 'user@localhost', 'localhost/x', 'local host', '[evil.com]', '', ':80', '[]:80']) {
+      expect(hostOfHeader(header), header).toBeUndefined();
+    }
   });
 });

@@ -98,4 +98,20 @@ describe('tool names in an upstream\'s instructions (newcomer4: server-everythin
     const [everything] = upstreamInstructions(new Map([['everything', 'Use `get-roots-list`.']]), new Map(), () => 1024, (server, tool) => (server === 'everything' ? nameOf(tool) : undefined));
     expect(everything?.text).toBe('Use `everything__get-roots-list`.');
   });
+
+  it('read no more of a 5 MB text than its budget shows, and clip to what the whole text clips to (breaker5: 1 s a session build)', () => {
+    const huge = ` \n Use \`get-roots-list\` to read roots.  Then echo.   ${'Call read_file, then `echo` on   it; get-roots-list.\n'.repeat(100_000)}`;
+    let calls = 0;
+    const counted = (server: string, tool: string): string | undefined => ((calls += 1), nameOf(tool));
+    const whole = (text: string, maxBytes: number): string => gatewayInstructions([{ server: 'everything', text: qualifyToolNames(text, nameOf), maxBytes }]);
+    const [section] = upstreamInstructions(new Map([['everything', huge]]), new Map(), () => 1024, counted);
+    expect(calls).toBeLessThan(500); // 700,000 tokens before
+    expect(gatewayInstructions([section!])).toBe(whole(huge, 1024));
+    // Every budget clips the bounded text as it clips the whole one: sentence ends, spaces and names at the cut.
+    const text = huge.slice(0, 400);
+    for (let maxBytes = 0; maxBytes <= 420; maxBytes += 1) {
+      const [cut] = upstreamInstructions(new Map([['everything', text]]), new Map(), () => maxBytes, (_, tool) => nameOf(tool));
+      expect(gatewayInstructions([cut!]), `maxBytes ${maxBytes}`).toBe(whole(text, maxBytes));
+    }
+  });
 });

@@ -2,10 +2,11 @@
  * The shared instance's status file (share/status.ts): lines written by one instance are read back
  * by its pid only, in order, at most MAX_STATUS_LINES; a follower prints each line once.
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { followStatus, MAX_STATUS_LINES, readStatus, statusWriter } from '../../src/share/status.js';
+import { followStatus, MAX_STATUS_LINE_CHARS, MAX_STATUS_LINES, readStatus, statusWriter } from '../../src/share/status.js';
 import { tempDir, waitFor } from '../helpers/gateway.js';
 
 it('reads back what this process wrote, by its pid only, keeping the newest MAX_STATUS_LINES lines', () => {
@@ -49,4 +50,48 @@ it('a file of another instance, or a damaged one, prints nothing', () => {
   writeFileSync(path, 'garbage');
   followStatus(path, () => process.pid, (line) => printed.push(line))();
   expect(printed).toEqual([]);
+});
+
+it('an upstream error of megabytes with ANSI escapes and a carriage return is one clipped, printable line (breaker5: it was dropped whole, or printed raw)', () => {
+  const path = join(tempDir(), 'h.status');
+  const status = statusWriter(path);
+  status.add('upstream "evil" failed: \u001b[2J\u001b[31mgot\rroot\u0007 \u2028' + 'x'.repeat(5_000_000));
+  status.add('upstream "cr" failed: one\r\ntwo');
+  const [huge, cr] = readStatus(path, process.pid);
+  expect(huge?.text.startsWith('upstream "evil" failed: \\u001b[2J\\u001b[31mgot root\\u0007 \\u2028xxx')).toBe(true);
+  expect(huge?.text).toHaveLength(MAX_STATUS_LINE_CHARS);
+  expect(huge?.text.endsWith('x…')).toBe(true);
+  expect(cr?.text).toBe('upstream "cr" failed: one two');
+  expect(statSync(path).size).toBeLessThan(4 * MAX_STATUS_LINE_CHARS);
+});
+
+it('a file written by anything else is read as printable lines, at most MAX_STATUS_LINES, the first 256 KB only', () => {
+  const path = join(tempDir(), 'g.status');
+  writeFileSync(path, `${process.pid}\n1 \u001b]0;title\u0007\n${Array.from({ length: 50_000 }, (_, i) => `${i + 2} ${'y'.repeat(100)}`).join('\n')}\n`);
+  const lines = readStatus(path, process.pid);
+  expect(lines).toHaveLength(MAX_STATUS_LINES);
+  expect(lines.every((l) => /^y+$/.test(l.text))).toBe(true);
+  expect(lines.at(-1)!.sequence).toBeLessThan(50_000); // read no further than the cap
+  writeFileSync(path, `${process.pid}\n1 \u001b]0;title\u0007\n`);
+  expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: '\\u001b]0;title\\u0007' }]);
+});
+
+it('a FIFO or a link in the status file\'s place reads as nothing, at once (breaker5: a FIFO blocked the relay and its client)', () => {
+  const dir = tempDir();
+  const fifo = join(dir, 'f.status');
+  execFileSync('mkfifo', [fifo]);
+  expect(readStatus(fifo, process.pid)).toEqual([]);
+  const target = join(dir, 'elsewhere');
+  writeFileSync(target, `${process.pid}\n1 through a link\n`);
+  const link = join(dir, 'l.status');
+  symlinkSync(target, link);
+  expect(readStatus(link, process.pid)).toEqual([]);
+  // The writer replaces a link at its temporary path instead of writing through it.
+  const victim = join(dir, 'victim');
+  writeFileSync(victim, 'keep me');
+  const path = join(dir, 'w.status');
+  symlinkSync(victim, `${path}.tmp`);
+  statusWriter(path).add('hello');
+  expect(readFileSync(victim, 'utf8')).toBe('keep me');
+  expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: 'hello' }]);
 });

@@ -3,7 +3,7 @@
  * port, never the URL's path, query or credentials. Source: issue #8 point 9.
  */
 import { describe, expect, it } from 'vitest';
-import { causeChain, describeFailure, isUnreachable } from '../../src/upstream/failure.js';
+import { causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets } from '../../src/upstream/failure.js';
 
 /** What Node 20's fetch throws for a refused connection: the reason is only in `cause`. */
 const refused = (port: number): TypeError =>
@@ -69,5 +69,15 @@ describe('isUnreachable (newcomer report: the SSE fallback quoted its own failur
     expect(isUnreachable('fetch failed')).toBe(false);
     // Connected, then reset: the host is there, and an SSE-only server may still answer the fallback.
     expect(isUnreachable(new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }))).toBe(false);
+  });
+});
+
+describe('credentials a stdio upstream echoes on stderr (breaker5)', () => {
+  it('masks the values of credential-named variables of its env and the environment it inherits, longest first', () => {
+    const secrets = secretValues({ SEARCH_API_KEY: 'sk-live-7f3a9c1d', MEMORY_FILE_PATH: '/home/me/memory.jsonl', DEBUG_TOKEN: '1' }, { GH_TOKEN: 'ghp_b5b5b5b5b5', DB_PASSWORD: 'sk-live-7f3a9c1d-long' });
+    expect(secrets).toEqual(['sk-live-7f3a9c1d-long', 'sk-live-7f3a9c1d', 'ghp_b5b5b5b5b5']);
+    expect(withoutSecrets('invalid key sk-live-7f3a9c1d-long, sk-live-7f3a9c1d; no file /home/me/memory.jsonl (token 1)', secrets)).toBe(
+      'invalid key <redacted>, <redacted>; no file /home/me/memory.jsonl (token 1)',
+    );
   });
 });
