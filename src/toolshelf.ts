@@ -43,6 +43,11 @@ export interface StartOptions {
   readonly socket?: { readonly path: string; readonly idleExitMs: number };
   /** The config file and its text as loaded: watched and reloaded on change (issue #11 point 3). */
   readonly configFile?: { readonly path: string; readonly text: string };
+  /**
+   * Where instance-wide news goes besides the log (a shared instance's status file for its clients'
+   * stderr, share/status.ts): each reload's outcome, under the topic `config`.
+   */
+  readonly announce?: (topic: string, lines: readonly string[]) => void;
 }
 
 /** A running gateway. */
@@ -108,7 +113,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
     interactiveSignIn: true,
   });
-  const watch = options.configFile ? await watchForReload(options.configFile, opened, logger) : undefined;
+  const watch = options.configFile ? await watchForReload(options.configFile, opened, logger, options.announce ?? (() => undefined)) : undefined;
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
   const [
@@ -264,22 +269,26 @@ function admitter(config: () => Config, admission: Admission, logger: Logger): A
  * Watches the config file and applies each valid edit to `opened` (issue #11 point 3); a file that
  * fails validation is refused with every problem listed on stderr, and the running config kept.
  */
-async function watchForReload(file: { path: string; text: string }, opened: OpenShelf, logger: Logger): Promise<ConfigWatch> {
+async function watchForReload(file: { path: string; text: string }, opened: OpenShelf, logger: Logger, announce: (topic: string, lines: readonly string[]) => void): Promise<ConfigWatch> {
   const { watchConfig } = await import('./config/watch.js');
+  // Each outcome is logged and announced (the latest replaces the one before for a shared instance's clients).
+  const tell = (level: 'info' | 'warn' | 'error', lines: readonly string[]): void => {
+    logger[level](lines.join('\n'));
+    announce('config', lines);
+  };
   return watchConfig(file.path, file.text, process.env, {
     onValid: async (next) => {
       try {
         const previous = opened.config();
         const touched = await opened.reload(next);
-        logger.info(`config reloaded from ${file.path}${reloadSummary(touched, changedSettings(previous, next, touched))}`);
+        tell('info', [`config reloaded from ${file.path}${reloadSummary(touched, changedSettings(previous, next, touched))}`]);
       } catch (error) {
-        logger.error(`config ${file.path} refused, the running config is kept: ${(error as Error).message}`);
+        tell('error', [`config ${file.path} refused, the running config is kept: ${(error as Error).message}`]);
       }
     },
     onInvalid: (problems) => {
-      const lines = problems.map(problemLine);
-      logger.error(`config ${file.path} has ${problems.length} problem(s); the running config is kept:\n${lines.join('\n')}`);
+      tell('error', [`config ${file.path} has ${problems.length} problem(s); the running config is kept:`, ...problems.map(problemLine)]);
     },
-    onGone: () => logger.warn(`config ${file.path} is gone; the running config is kept, and a file saved there again is applied`),
+    onGone: () => tell('warn', [`config ${file.path} is gone; the running config is kept, and a file saved there again is applied`]),
   });
 }

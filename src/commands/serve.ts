@@ -162,9 +162,9 @@ async function serve(
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
   const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
   // A shared instance's state also goes to its clients' stderr; a gateway of one client's own has it on its stderr already.
-  const tell = (line: string): void => {
+  const tell = (line: string, topic: string): void => {
     logger.info(line);
-    socket?.status.add(line);
+    socket?.status.add(line, topic);
   };
   const trace = withDebugSummary(tracePath ? openJsonlTrace(tracePath) : nullTrace, logger);
   // Handlers go in before anything starts, so a signal during start-up still ends the upstreams.
@@ -177,6 +177,7 @@ async function serve(
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
   try {
     running = await startToolshelf({
+      ...(socket ? { announce: (topic: string, lines: readonly string[]) => socket.status.set(topic, lines) } : {}),
       config,
       configFile,
       stateDir: stateDir(process.env),
@@ -195,14 +196,15 @@ async function serve(
     return EXIT_FAILURE;
   }
   if (starting.signal.aborted) void running.shutdown();
-  for (const line of formatSummary(running.summary)) tell(line);
-  for (const line of failureLines(running.summary.upstreams)) socket?.status.add(line);
+  // The upstreams line is replaced by "upstreams now", the failures by the failures then.
+  formatSummary(running.summary).forEach((line, index) => tell(line, index === 0 ? 'upstreams' : `summary ${index}`));
+  socket?.status.set('failures', failureLines(running.summary.upstreams));
   // Served before every upstream was up (start-up wait, cached catalogue): say when they are (newcomer report).
   if (running.summary.upstreams.some((u) => u.status === 'starting')) {
     void running.started.then((now) => {
       if (!now) return;
-      tell(upstreamsLine(now.upstreams, 'upstreams now'));
-      for (const line of failureLines(now.upstreams)) socket?.status.add(line);
+      tell(upstreamsLine(now.upstreams, 'upstreams now'), 'upstreams');
+      socket?.status.set('failures', failureLines(now.upstreams));
     });
   }
   if (running.url && listen) {

@@ -20,17 +20,31 @@ const MAX_STATUS_FILE_BYTES = 256 * 1024;
 /** How often a relay reads the status file for new lines, in ms (a file of a few hundred bytes). */
 export const STATUS_POLL_MS = 1000;
 
-/** The writing side, in the instance. */
+/**
+ * The writing side, in the instance. Never throws (a status that cannot be written is only lost).
+ * A line under a topic replaces the topic's earlier lines, so a client that connects later reads the
+ * state as it is ("upstreams now: 4/4 connected"), not the history ("0/4 connected … starting";
+ * newcomer5), while a connected one sees each change as a new line.
+ */
 export interface StatusWriter {
-  /** Adds `line` for every client, now and later. Never throws (a status that cannot be written is only lost). */
-  add(line: string): void;
+  /** Adds `line` for every client, now and later; with a `topic`, in place of that topic's lines so far. */
+  add(line: string, topic?: string): void;
+  /** Puts `lines` in place of the lines of `topic` so far (none: the topic's lines go). */
+  set(topic: string, lines: readonly string[]): void;
 }
 
 /** A writer for the status file at `path`, owned by this process; the file starts empty. */
 export function statusWriter(path: string): StatusWriter {
-  const lines: string[] = [];
+  let entries: { readonly text: string; readonly topic: string | undefined }[] = [];
   let sequence = 0;
+  const put = (topic: string | undefined, added: readonly string[]): void => {
+    if (topic !== undefined) entries = entries.filter((entry) => entry.topic !== topic);
+    for (const line of added) entries.push({ text: `${(sequence += 1)} ${printableLine(line, MAX_STATUS_LINE_CHARS)}`, topic });
+    entries = entries.slice(-MAX_STATUS_LINES);
+    write();
+  };
   const write = (): void => {
+    const lines = entries.map((entry) => entry.text);
     try {
       // A rename replaces the file whole: a relay never reads half of it. A new file each time ('wx'),
       // so a link left at the temporary path is replaced, never written through.
@@ -43,12 +57,8 @@ export function statusWriter(path: string): StatusWriter {
   };
   write();
   return {
-    add(line) {
-      sequence += 1;
-      lines.push(`${sequence} ${printableLine(line, MAX_STATUS_LINE_CHARS)}`);
-      if (lines.length > MAX_STATUS_LINES) lines.shift();
-      write();
-    },
+    add: (line, topic) => put(topic, [line]),
+    set: (topic, lines) => put(topic, lines),
   };
 }
 

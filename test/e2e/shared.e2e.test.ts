@@ -303,6 +303,24 @@ describe('shared upstreams', () => {
     }
   });
 
+  it('tells relayed clients of a config reload, and a client joining later reads the upstreams as they are now (newcomer5)', async () => {
+    const { path } = setup();
+    const shared = (c: Connected): string[] => c.stderr.filter((line) => line.startsWith('toolshelf (shared instance): '));
+    const a = await client(path, 'client-a');
+    await names(a);
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: { rec: { exposure: string } } };
+    config.mcpServers.rec.exposure = 'deferred';
+    writeFileSync(path, JSON.stringify(config));
+    expect(await waitFor(() => shared(a).some((line) => line.includes(`config reloaded from ${path}`) && line.includes('settings changed: /mcpServers/rec/exposure')), 30_000)).toBe(true);
+    // The instance is up by now: its status holds the current upstreams line and the last reload, not the start's history.
+    expect(await waitFor(() => shared(a).some((line) => line.includes('upstreams now') || /upstreams: 1\/1 connected/.test(line)), 30_000)).toBe(true);
+    const b = await client(path, 'client-b');
+    await names(b);
+    expect(await waitFor(() => shared(b).some((line) => line.includes('config reloaded')), 10_000)).toBe(true);
+    expect(shared(b).filter((line) => /upstreams( now)?: /.test(line))).toHaveLength(1);
+    expect(shared(b).some((line) => line.includes('starting'))).toBe(false);
+  });
+
   it('keeps one gateway per client with --no-share', async () => {
     const { path, upstreams } = setup();
     const a = await startStdio(path, ['--no-share']);

@@ -95,3 +95,18 @@ it('a FIFO or a link in the status file\'s place reads as nothing, at once (brea
   expect(readFileSync(victim, 'utf8')).toBe('keep me');
   expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: 'hello' }]);
 });
+
+it('a line under a topic replaces that topic\'s earlier lines: a later reader sees the state as it is, a reader meanwhile sees each change (newcomer5)', () => {
+  const path = join(tempDir(), 't.status');
+  const status = statusWriter(path);
+  status.add('upstreams: 0/2 connected (a: starting, b: starting)', 'upstreams');
+  status.add('tools: 3 direct', 'summary');
+  status.set('failures', ['upstream "b" is starting (last error: boom)']);
+  const seen: string[] = [];
+  const stop = followStatus(path, () => process.pid, (line) => seen.push(line));
+  status.add('upstreams now: 2/2 connected (a: 1 tools, b: 2 tools)', 'upstreams');
+  status.set('failures', []);
+  expect(readStatus(path, process.pid).map((line) => line.text)).toEqual(['tools: 3 direct', 'upstreams now: 2/2 connected (a: 1 tools, b: 2 tools)']);
+  stop();
+  expect(seen).toEqual(['upstreams: 0/2 connected (a: starting, b: starting)', 'tools: 3 direct', 'upstream "b" is starting (last error: boom)']);
+});
