@@ -17,7 +17,7 @@ import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
+import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
@@ -529,7 +529,7 @@ export class UpstreamConnection {
 
   private onStderr(raw: string): void {
     const server = this.server;
-    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, server.inheritEnv === false ? undefined : process.env) };
+    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, server.inheritEnv === false ? undefined : process.env, argumentValues(server.args)) };
     // Masked before it is cut, and past the cut by the longest secret, so no part of one is left.
     const line = withoutSecrets(raw.slice(0, MAX_STDERR_LOG_CHARS + (this.secrets.values[0]?.length ?? 0)), this.secrets.values).slice(0, MAX_STDERR_LOG_CHARS);
     this.stderrTail.push(line);

@@ -126,6 +126,22 @@ export function secretValues(...environments: readonly (Readonly<Record<string, 
 }
 
 /**
+ * A stdio server's `args` as name → value, for {@link secretValues}: `--api-key=sk-…` and `--api-key
+ * sk-…` give `api-key`, `GITHUB_TOKEN=ghp-…` (an `env`-style launcher) gives `GITHUB_TOKEN`. A token
+ * passed as an argument was never masked, only one in a variable (breaker5). Later flags of one name win.
+ */
+export function argumentValues(args: readonly string[] | undefined): Record<string, string> {
+  const values: Record<string, string> = {};
+  const list = args ?? [];
+  list.forEach((arg, index) => {
+    const assigned = /^-{0,2}([A-Za-z_][\w.-]*)=([\s\S]+)$/.exec(arg);
+    if (assigned) values[assigned[1]!] = assigned[2]!;
+    else if (/^--?[A-Za-z][\w.-]*$/.test(arg) && index + 1 < list.length && !list[index + 1]!.startsWith('-')) values[arg.replace(/^-+/, '')] = list[index + 1]!;
+  });
+  return values;
+}
+
+/**
  * `text` (a line a stdio upstream wrote to stderr) with each of `secrets` replaced by `<redacted>`:
  * a server that echoes its token as it fails ("invalid API key sk-…") had it quoted in the log, in
  * the call answers of every client and in the shared instance's status lines (breaker5; DESIGN

@@ -265,8 +265,9 @@ describe('shared upstreams', () => {
   it('never quotes a credential an upstream echoes as it fails, in the status lines or a call answer (breaker5)', async () => {
     const { path: base } = setup();
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
-    const echo = 'console.error("Error: invalid API key " + process.env.SEARCH_API_KEY + " (inherited GH_TOKEN " + process.env.GH_TOKEN + ")"); process.exit(1)';
-    config.mcpServers.search = { command: 'node', args: ['-e', echo], env: { SEARCH_API_KEY: 'sk-live-7f3a9c1d' }, exposure: 'direct' };
+    // A key in its env, one it inherits, and one passed as an argument (node -e script -- --api-key …).
+    const echo = 'console.error("Error: invalid API key " + process.env.SEARCH_API_KEY + " (inherited GH_TOKEN " + process.env.GH_TOKEN + ", argument " + process.argv.at(-1) + ")"); process.exit(1)';
+    config.mcpServers.search = { command: 'node', args: ['-e', echo, '--', '--api-key', 'sk-arg-4e4e4e4e'], env: { SEARCH_API_KEY: 'sk-live-7f3a9c1d' }, exposure: 'direct' };
     writeFileSync(base, JSON.stringify(config));
     const token = process.env.GH_TOKEN;
     process.env.GH_TOKEN = 'ghp_b5b5b5b5b5';
@@ -278,8 +279,9 @@ describe('shared upstreams', () => {
       for (const text of [...a.stderr, answer, log]) {
         expect(text).not.toContain('sk-live-7f3a9c1d');
         expect(text).not.toContain('ghp_b5b5b5b5b5');
+        expect(text).not.toContain('sk-arg-4e4e4e4e');
       }
-      expect(a.stderr.join('\n')).toContain('invalid API key <redacted> (inherited GH_TOKEN <redacted>)');
+      expect(a.stderr.join('\n')).toContain('invalid API key <redacted> (inherited GH_TOKEN <redacted>, argument <redacted>)');
     } finally {
       if (token === undefined) delete process.env.GH_TOKEN;
       else process.env.GH_TOKEN = token;

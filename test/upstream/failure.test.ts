@@ -3,7 +3,7 @@
  * port, never the URL's path, query or credentials. Source: issue #8 point 9.
  */
 import { describe, expect, it } from 'vitest';
-import { causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets } from '../../src/upstream/failure.js';
+import { argumentValues, causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets } from '../../src/upstream/failure.js';
 
 /** What Node 20's fetch throws for a refused connection: the reason is only in `cause`. */
 const refused = (port: number): TypeError =>
@@ -78,6 +78,16 @@ describe('credentials a stdio upstream echoes on stderr (breaker5)', () => {
     expect(secrets).toEqual(['sk-live-7f3a9c1d-long', 'sk-live-7f3a9c1d', 'ghp_b5b5b5b5b5']);
     expect(withoutSecrets('invalid key sk-live-7f3a9c1d-long, sk-live-7f3a9c1d; no file /home/me/memory.jsonl (token 1)', secrets)).toBe(
       'invalid key <redacted>, <redacted>; no file /home/me/memory.jsonl (token 1)',
+    );
+  });
+
+  it('masks a credential given as an argument too: --flag value, --flag=value, NAME=value; other arguments stay', () => {
+    const args = ['server.js', '--api-key', 'sk-arg-4e4e4e4e', '--token=tok-arg-5f5f5f', 'GITHUB_TOKEN=ghp-arg-6a6a6a', '--port', '8080', '--verbose', './sandbox-folder'];
+    expect(argumentValues(args)).toMatchObject({ 'api-key': 'sk-arg-4e4e4e4e', token: 'tok-arg-5f5f5f', GITHUB_TOKEN: 'ghp-arg-6a6a6a', port: '8080', verbose: './sandbox-folder' });
+    const secrets = secretValues(undefined, undefined, argumentValues(args));
+    expect(secrets.sort()).toEqual(['ghp-arg-6a6a6a', 'sk-arg-4e4e4e4e', 'tok-arg-5f5f5f']);
+    expect(withoutSecrets('401: key sk-arg-4e4e4e4e, token tok-arg-5f5f5f, gh ghp-arg-6a6a6a on port 8080 in ./sandbox-folder', secrets)).toBe(
+      '401: key <redacted>, token <redacted>, gh <redacted> on port 8080 in ./sandbox-folder',
     );
   });
 });
