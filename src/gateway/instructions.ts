@@ -89,7 +89,8 @@ export function qualifyToolNames(text: string, nameOf: (tool: string) => string 
     if (Number.isFinite(maxBytes)) bytes += textBytes(piece);
     return bytes > enough && !/\s$/.test(out);
   };
-  for (const match of text.matchAll(/(`?)([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9])\1/g)) {
+  // A token may start or end with `_` (a tool named `_internal`; breaker5), not with `-` or `.` (a flag, a sentence end).
+  for (const match of text.matchAll(/(`?)([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])\1/g)) {
     const [whole, tick, token] = match as unknown as [string, string, string];
     if (add(text.slice(at, match.index))) return out;
     at = match.index + whole.length;

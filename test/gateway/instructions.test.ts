@@ -88,6 +88,8 @@ describe('tool names in an upstream\'s instructions (newcomer4: server-everythin
       'Use `everything__get-roots-list` to see roots. Then everything__get-roots-list again.',
     );
     expect(qualifyToolNames('Call `echo` first; read_file reads.', nameOf)).toBe('Call `everything__echo` first; files__read_file reads.');
+    // A name that starts or ends with _ (breaker5: never qualified).
+    expect(qualifyToolNames('Use _internal_ or `_internal_`, not __init__.', (tool) => (tool === '_internal_' ? 'x___internal_' : undefined))).toBe('Use x___internal_ or `x___internal_`, not __init__.');
   });
 
   it('leave a plain word, part of a longer token, and what is not a tool alone', () => {
