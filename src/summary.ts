@@ -3,12 +3,9 @@
  * exposure, and the first tools/list size beside the all-direct size. Pure. Source: issue #2 item 14.
  */
 import type { Config } from './config/types.js';
-import { advertisedTools, wireTool } from './gateway/advertise.js';
-import { discoveryMode } from './gateway/clients.js';
-import { reopen } from './gateway/instructions.js';
-import { BRIDGE_SEARCH_PREAMBLE, TOOL_SEARCH_PREAMBLE } from './discovery/manifest.js';
+import { wireTool } from './gateway/advertise.js';
 import { modernTools, TOOLS_LIST_CACHE } from './gateway/modern/server.js';
-import { sessionSettings } from './gateway/session.js';
+import { legacyTools, sessionSettings } from './gateway/session.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import type { BuiltShelf } from './shelf.js';
 import type { UpstreamSummary } from './upstream/pool.js';
@@ -32,20 +29,12 @@ export interface StartSummary {
 /** Computes the summary for a shelf as an unnamed client (call_tool on under `auto`) would see it. */
 export function summarize(config: Config, upstreams: readonly UpstreamSummary[], shelf: BuiltShelf): StartSummary {
   const { catalogue } = shelf;
-  // An unnamed client gets call_tool unless it is off, and tool_search's wording that names it.
-  const bridge = config.bridge.callTool !== 'never';
-  const description = (text: string): string => (bridge ? reopen(text, TOOL_SEARCH_PREAMBLE, BRIDGE_SEARCH_PREAMBLE) : text);
-  const first = advertisedTools(catalogue, [], {
-    searchDescription: config.discovery.enabled ? description(shelf.searchDescription(undefined)) : undefined,
-    maxLimit: config.discovery.maxLimit,
-    callTool: bridge,
-    mode: discoveryMode(config.discovery.mode, undefined),
-    alwaysLoad: config.discovery.alwaysLoad,
-  });
+  const settings = sessionSettings(config);
+  const first = legacyTools(shelf, settings, undefined, []);
   const allDirect = catalogue.entries.map((e) => ({ ...wireTool(e), description: e.tool.description ?? '', inputSchema: e.tool.inputSchema }));
   const hidden = [...catalogue.counts.values()].reduce((sum, c) => sum + c.hidden, 0);
   const firstListBytes = jsonBytes({ tools: first });
-  const modernListBytes = jsonBytes({ tools: modernTools({ shelf: () => shelf, settings: sessionSettings(config) }, undefined), ...TOOLS_LIST_CACHE });
+  const modernListBytes = jsonBytes({ tools: modernTools({ shelf: () => shelf, settings }, undefined), ...TOOLS_LIST_CACHE });
   const allDirectBytes = jsonBytes({ tools: allDirect });
   return {
     upstreams,

@@ -6,6 +6,7 @@
 import { serverOfName, serverPrefixes } from './catalog/naming.js';
 import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
+import type { Catalogue } from './catalog/build.js';
 import { changedSettings, reloadSummary } from './config/changes.js';
 import { problemLine } from './config/report.js';
 import type { HttpFront } from './gateway/http.js';
@@ -142,15 +143,30 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   };
 
   /**
+   * The instructions under the config and catalogue applied now and the upstreams' own (issue #8 point
+   * 10), built again only when one of them changed: a modern HTTP request builds its options afresh,
+   * and clipping and qualifying tool names each time put that work on every call's path.
+   */
+  let instructionsMemo: { readonly config: Config; readonly catalogue: Catalogue; readonly texts: readonly [string, string][]; readonly instructions: string } | undefined;
+  const instructionsNow = (now: Config, catalogue: Catalogue): string => {
+    const upstreamTexts = pool.instructionsByServer();
+    const texts = [...upstreamTexts];
+    // Each upstream keeps its instructions string until it lists again: comparing them is cheap.
+    const same = (held: readonly [string, string][]): boolean => held.length === texts.length && held.every(([key, text], i) => texts[i]![0] === key && texts[i]![1] === text);
+    if (instructionsMemo?.config === now && instructionsMemo.catalogue === catalogue && same(instructionsMemo.texts)) return instructionsMemo.instructions;
+    const budgetOf = (server: string): number => now.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
+    const instructions = gatewayInstructions(upstreamInstructions(upstreamTexts, catalogue.counts, budgetOf, (server, tool) => catalogue.find(server, tool)?.qualifiedName));
+    instructionsMemo = { config: now, catalogue, texts, instructions };
+    return instructions;
+  };
+
+  /**
    * What a client is served with under the config applied now: a legacy session keeps it from when it
    * began, a modern request (issue #9) gets it afresh each time.
    */
   const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => {
     const now = opened.config();
-    // Upstreams ready now pass on their instructions (issue #8 point 10).
-    const budgetOf = (server: string): number => now.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
-    const { catalogue } = opened.current();
-    const instructions = gatewayInstructions(upstreamInstructions(pool.instructionsByServer(), catalogue.counts, budgetOf, (server, tool) => catalogue.find(server, tool)?.qualifiedName));
+    const instructions = instructionsNow(now, opened.current().catalogue);
     return {
       instructions,
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),

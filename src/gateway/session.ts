@@ -37,6 +37,33 @@ export function sessionSettings(config: Config): SessionOptions['settings'] {
   };
 }
 
+/**
+ * What a legacy client named `name` (undefined: unnamed) is given (issue #13, DESIGN §5): who finds
+ * its deferred tools, and whether its list has tool_search (only in `own` mode: in `client` mode the
+ * client's search finds tools) and call_tool.
+ */
+export function legacyShape(settings: SessionOptions['settings'], name: string | undefined): { readonly mode: DiscoveryMode; readonly search: boolean; readonly callTool: boolean } {
+  const mode = discoveryMode(settings.discoveryMode, name);
+  return { mode, search: settings.discoveryEnabled && mode === 'own', callTool: mode === 'own' && bridgeEnabled(settings.callTool, name) };
+}
+
+/**
+ * The legacy tools/list for a client named `name` with `promoted` tools (promotion order). Pure over
+ * the shelf. tool_search's description names call_tool for a client that has it (one that ignores
+ * list_changed never lists a found tool; newcomer5).
+ */
+export function legacyTools(shelf: Pick<Shelf, 'catalogue' | 'searchDescription'>, settings: SessionOptions['settings'], name: string | undefined, promoted: readonly string[]): Tool[] {
+  const { mode, search, callTool } = legacyShape(settings, name);
+  const description = search ? shelf.searchDescription(descriptionLimit(name)) : undefined;
+  return advertisedTools(shelf.catalogue, promoted, {
+    searchDescription: description !== undefined && callTool ? reopen(description, TOOL_SEARCH_PREAMBLE, BRIDGE_SEARCH_PREAMBLE) : description,
+    maxLimit: settings.maxLimit,
+    callTool,
+    mode,
+    alwaysLoad: settings.alwaysLoad,
+  });
+}
+
 /** Everything a session is given by the composition root. */
 export interface SessionOptions {
   readonly id: string;
@@ -202,34 +229,7 @@ export class GatewaySession {
   }
 
   private currentTools(): Tool[] {
-    const shelf = this.options.shelf();
-    const { settings } = this.options;
-    return advertisedTools(shelf.catalogue, this.promoted, {
-      searchDescription: this.searchEnabled() ? this.searchWording(shelf.searchDescription(descriptionLimit(this.clientName))) : undefined,
-      maxLimit: settings.maxLimit,
-      callTool: this.callToolEnabled(),
-      mode: this.mode(),
-      alwaysLoad: settings.alwaysLoad,
-    });
-  }
-
-  /** tool_search's description as this client should read it: naming call_tool when it has the bridge. */
-  private searchWording(description: string): string {
-    return this.callToolEnabled() ? reopen(description, TOOL_SEARCH_PREAMBLE, BRIDGE_SEARCH_PREAMBLE) : description;
-  }
-
-  /** Who finds deferred tools for this client (issue #13); decided once clientInfo is known. */
-  private mode(): DiscoveryMode {
-    return discoveryMode(this.options.settings.discoveryMode, this.clientName);
-  }
-
-  /** tool_search and the manifest exist only in `own` mode: in `client` mode the client's search finds tools. */
-  private searchEnabled(mode = this.mode()): boolean {
-    return this.options.settings.discoveryEnabled && mode === 'own';
-  }
-
-  private callToolEnabled(mode = this.mode()): boolean {
-    return mode === 'own' && bridgeEnabled(this.options.settings.callTool, this.clientName);
+    return legacyTools(this.options.shelf(), this.options.settings, this.clientName, this.promoted);
   }
 
   /** Called after the catalogue was replaced: tells the client only if its list changed (DESIGN §9). */
@@ -248,7 +248,7 @@ export class GatewaySession {
 
   private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
     this.callCount += 1;
-    const mode = this.mode();
+    const { mode, search, callTool } = legacyShape(this.options.settings, this.clientName);
     const outcome = await dispatchCall(request, extra, {
       callId: `${this.options.id}:${this.callCount}`,
       session: this.options.id,
@@ -256,8 +256,8 @@ export class GatewaySession {
       caller: this.options.caller,
       admit: this.options.admit,
       trace: this.options.trace,
-      settings: { ...this.options.settings, discoveryEnabled: this.searchEnabled(mode) },
-      callToolEnabled: this.callToolEnabled(mode),
+      settings: { ...this.options.settings, discoveryEnabled: search },
+      callToolEnabled: callTool,
       deferredListed: mode === 'client',
       isPromoted: (name) => this.promoted.includes(name),
       origin: this.originFor(extra),
