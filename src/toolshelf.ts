@@ -23,6 +23,7 @@ import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
 import type { TraceSink } from './trace/events.js';
 import type { Logger } from './trace/log.js';
+import { cleanText } from './trust/clean.js';
 
 /** Start options. Times in ms. */
 export interface StartOptions {
@@ -274,10 +275,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
  */
 function admitter(config: () => Config, admission: Admission, logger: Logger): Admit {
   return (entry, args) => {
-    const forwarded = schemaOptionsFor(config(), entry.server).prepare.strict ? dropNullOptionals(entry.tool.inputSchema, args) : args;
-    const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, forwarded);
+    const forwarded = schemaOptionsFor(config(), entry.server).prepare.strict ? dropNullOptionals(entry.canonicalSchema, args) : args;
+    const verdict = admission.check(entry.qualifiedName, entry.canonicalSchema, forwarded);
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
-    return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
+    // The verdict quotes the canonical schema's enum values and names: cleaned like all upstream text.
+    return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: cleanText(verdict.text).text };
   };
 }
 
