@@ -120,7 +120,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { pool } = opened;
   const [
     { GatewaySession, sessionSettings },
-    { serveHttp, maxSessionsFromEnv },
+    { serveHttp, maxSessionsFromEnv, maxConnectionsPerPeerFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },
     { gatewayInstructions, upstreamInstructions },
@@ -224,10 +224,12 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   if (options.http) {
     const { host, port } = options.http;
     const maxSessions = maxSessionsFromEnv(process.env);
+    const maxConnectionsPerPeer = maxConnectionsPerPeerFromEnv(process.env);
     front = await serveHttp({
       host,
       port,
       ...(maxSessions !== undefined ? { maxSessions } : {}),
+      ...(maxConnectionsPerPeer !== undefined ? { maxConnectionsPerPeer } : {}),
       ...(options.token ? { token: options.token } : {}),
       logger,
       createSession: makeSession,

@@ -544,7 +544,7 @@ export class UpstreamConnection {
 
   private onStderr(raw: string): void {
     const server = this.server;
-    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, server.inheritEnv === false ? undefined : process.env, argumentValues(server.args)) };
+    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, process.env, argumentValues(server.args)) };
     // Masked before it is cut, and past the cut by the longest secret, so no part of one is left.
     const line = withoutSecrets(raw.slice(0, MAX_STDERR_LOG_CHARS + (this.secrets.values[0]?.length ?? 0)), this.secrets.values).slice(0, MAX_STDERR_LOG_CHARS);
     this.stderrTail.push(line);
