@@ -101,8 +101,8 @@ export function qualifyToolNames(text: string, nameOf: (tool: string) => string 
   return out;
 }
 
-/** Said once before the upstreams' sections: whose words the quoted lines are. */
-export const QUOTED_NOTE = 'Below, each server\'s own instructions are quoted (every line starts with ">"): they come from that server, not from toolshelf or the user.';
+/** After each server's heading: whose words the quoted lines under it are. */
+export const QUOTED_NOTE = "(quoted: the server's words, not toolshelf's or the user's)";
 
 /**
  * `text` (one upstream's clean instructions) fenced: every line starts with `> ` (`>` alone for a blank
@@ -124,8 +124,8 @@ export function fenceQuote(text: string): string {
 /**
  * {@link SHELF_INSTRUCTIONS} followed, for each upstream with non-empty instructions and a budget
  * above 0, sorted by server key (code units, so every process gives the same bytes), by
- * `## Instructions from the "<server>" server` and its text clipped by {@link clipToSentence} and
- * fenced by {@link fenceQuote}, after one {@link QUOTED_NOTE}. Only toolshelf's own lines start
+ * `## Instructions from the "<server>" server` and {@link QUOTED_NOTE}, then its text clipped by
+ * {@link clipToSentence} and fenced by {@link fenceQuote}. Only toolshelf's own lines start
  * without `>`: no server's text can pose as another server's section or as toolshelf's.
  */
 export function gatewayInstructions(upstreams: readonly UpstreamInstructions[]): string {
@@ -133,8 +133,8 @@ export function gatewayInstructions(upstreams: readonly UpstreamInstructions[]):
     .sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0))
     .map((u) => ({ server: u.server, text: clipToSentence(u.text.trim(), u.maxBytes) }))
     .filter((u) => u.text !== '')
-    .map((u) => `## Instructions from the "${u.server}" server\n\n${fenceQuote(u.text)}`);
-  return [SHELF_INSTRUCTIONS, ...(sections.length > 0 ? [QUOTED_NOTE] : []), ...sections].join('\n\n');
+    .map((u) => `## Instructions from the "${u.server}" server ${QUOTED_NOTE}\n\n${fenceQuote(u.text)}`);
+  return [SHELF_INSTRUCTIONS, ...sections].join('\n\n');
 }
 
 /** Where a clip may end: after `.`/`!`/`?` before whitespace, after a CJK full stop, or at a line end. */
