@@ -68,16 +68,24 @@ function chain(dir: string, root: string): string[] {
 
 /**
  * Creates `dir` (and parents) readable by the current user only, and checks it and every folder
- * between `root` (the state folder, when `dir` is under it) and it with {@link ownershipProblem}.
+ * between `root` (the state folder, when `dir` is under it) and it with {@link ownershipProblem},
+ * each before anything is made in it.
  * A folder of the user's that only others may read (0755) is narrowed to 0700; one they may write
  * to, or one of someone else's, is refused: a folder made beforehand by another user (under /tmp,
  * mode 0777) could hold a poisoned cache or a socket they listen on.
  * @throws UnsafeStateError saying what to fix; the file system's error when it cannot be made.
  */
 export function ensurePrivateDir(dir: string, root: string = dir): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const uid = currentUid();
-  for (const folder of chain(dir, root)) {
+  const folders = chain(dir, root);
+  // Folders above the state folder are the user's business; from it down, each is checked before anything is made in it.
+  mkdirSync(dirname(folders[0]!), { recursive: true, mode: 0o700 });
+  for (const folder of folders) {
+    try {
+      mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
     // stat, not lstat: a state folder the user linked elsewhere is theirs to link; its target is checked.
     const stats = statSync(folder);
     const problem = ownershipProblem(folder, stats, uid, 'folder');

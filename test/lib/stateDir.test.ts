@@ -4,7 +4,7 @@
  * one only others may read is narrowed to 0700. Files, logs and traces are not opened through a link.
  * Another user is uid 65534 (nobody): chown needs root, as CI and this machine run.
  */
-import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -55,6 +55,7 @@ describe('ensurePrivateDir', () => {
     mkdirSync(dir);
     chmodSync(dir, 0o777);
     expect(() => ensurePrivateDir(join(dir, 'catalog'), dir)).toThrow(UnsafeStateError);
+    expect(existsSync(join(dir, 'catalog'))).toBe(false); // nothing is made in a refused folder
     expect(() => ensurePrivateDir(dir)).toThrow(/writable by group or others \(mode 0777\)/);
     expect(modeOf(dir)).toBe(0o777);
     expect(privateDirProblem(join(dir, 'catalog'), dir)).toMatch(/mode 0777/);
