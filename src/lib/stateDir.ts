@@ -81,13 +81,16 @@ export function ensurePrivateDir(dir: string, root: string = dir): void {
   // Folders above the state folder are the user's business; from it down, each is checked before anything is made in it.
   mkdirSync(dirname(folders[0]!), { recursive: true, mode: 0o700 });
   for (const folder of folders) {
+    let exists: unknown;
     try {
       mkdirSync(folder, { mode: 0o700 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      exists = error;
     }
     // stat, not lstat: a state folder the user linked elsewhere is theirs to link; its target is checked.
     const stats = statSync(folder);
+    if (!stats.isDirectory()) throw exists;
     const problem = ownershipProblem(folder, stats, uid, 'folder');
     if (problem !== undefined) throw new UnsafeStateError(problem);
     if ((stats.mode & 0o077) !== 0) chmodSync(folder, 0o700);

@@ -61,6 +61,14 @@ describe('ensurePrivateDir', () => {
     expect(privateDirProblem(join(dir, 'catalog'), dir)).toMatch(/mode 0777/);
   });
 
+  it('fails as mkdir does where a file stands in for the folder, changing nothing', () => {
+    const root = temp();
+    writeFileSync(join(root, 'shared'), '');
+    chmodSync(join(root, 'shared'), 0o644);
+    expect(() => ensurePrivateDir(join(root, 'shared'), root)).toThrow(/EEXIST/);
+    expect(modeOf(join(root, 'shared'))).toBe(0o644);
+  });
+
   it.skipIf(!asRoot)('refuses a folder made beforehand by another user, even 0700, and a state folder above it of theirs', () => {
     const dir = join(temp(), 'state');
     mkdirSync(dir, { mode: 0o777 });
