@@ -5,8 +5,9 @@
  */
 import { buildCatalogue, type Catalogue } from './catalog/build.js';
 import { unmatchedRules } from './catalog/exposure.js';
+import { unmatchedViewPatterns, viewCatalogue } from './catalog/views.js';
 import { schemaOptionsFor } from './config/defaults.js';
-import type { Config } from './config/types.js';
+import type { Config, ViewConfig } from './config/types.js';
 import type { CatalogEntry, UpstreamTool } from './catalog/types.js';
 import { jsonBytes } from './schema/measure.js';
 import type { HostRanker } from './discovery/hostRanker.js';
@@ -50,6 +51,28 @@ export function buildShelf(
 ): BuiltShelf {
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
   const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
+  const { shelf, manifestWarnings } = shelfOver(catalogue, config, host, memo);
+  return { ...shelf, manifestWarnings, ruleWarnings: [...ruleWarnings(config, toolsByServer), ...viewWarnings(config, catalogue)] };
+}
+
+/**
+ * The shelf view `name` of `config` sees over `base` (catalog/views.ts): its own catalogue, BM25
+ * index and manifest, built from the base shelf's entries. `name` undefined (a view the config does
+ * not have) gives an empty shelf.
+ */
+export function buildViewShelf(config: Config, name: string | undefined, base: Shelf, host: Result<HostRanker, string> | undefined, memo?: ShelfMemo): Shelf {
+  const view = name !== undefined && Object.hasOwn(config.views, name) ? config.views[name]! : NO_TOOLS;
+  return shelfOver(viewCatalogue(base.catalogue, view, config.naming.separator), config, host, memo).shelf;
+}
+
+/** The view of nothing: what a client of a view the config does not have sees. */
+const NO_TOOLS: ViewConfig = { servers: [] };
+
+/**
+ * The BM25 index and manifest over `catalogue`'s deferred tools. The manifest is rendered once per
+ * distinct client description limit, or read from `memo` when these tools were rendered before.
+ */
+function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker, string> | undefined, memo: ShelfMemo | undefined): { shelf: Shelf; manifestWarnings: readonly string[] } {
   const index = buildSearchIndex(catalogue.deferred, config.discovery.ranking);
   const rankContext = {
     index,
@@ -73,19 +96,29 @@ export function buildShelf(
   const first = describe(undefined);
   manifests.set(undefined, first.text);
   return {
-    catalogue,
     manifestWarnings: first.warnings,
-    ruleWarnings: ruleWarnings(config, toolsByServer),
-    search: (query, limit) => rankTools(rankContext, query, limit),
-    searchDescription(maxChars) {
-      let text = manifests.get(maxChars);
-      if (text === undefined) {
-        text = describe(maxChars).text;
-        manifests.set(maxChars, text);
-      }
-      return text;
+    shelf: {
+      catalogue,
+      search: (query, limit) => rankTools(rankContext, query, limit),
+      searchDescription(maxChars) {
+        let text = manifests.get(maxChars);
+        if (text === undefined) {
+          text = describe(maxChars).text;
+          manifests.set(maxChars, text);
+        }
+        return text;
+      },
     },
   };
+}
+
+/** One line per view pattern that matches no tool of the catalogue (catalog/views.ts {@link unmatchedViewPatterns}). Pure. */
+export function viewWarnings(config: Config, catalogue: Catalogue): string[] {
+  return Object.entries(config.views).flatMap(([name, view]) =>
+    unmatchedViewPatterns(catalogue, view, config.naming.separator).map(
+      ({ field, pattern }) => `view "${name}": the ${field} pattern "${pattern}" matches none of the ${catalogue.entries.length} tools on the shelf, so it does nothing`,
+    ),
+  );
 }
 
 /**

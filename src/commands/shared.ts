@@ -23,9 +23,10 @@ const INSTANCE_START_WAIT_MS = 60_000;
 
 /**
  * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
- * starting it when needed. Returns the exit code, or why no instance could be reached (stdin unread).
+ * starting it when needed; `view` is the view the client chose (one instance serves every view).
+ * Returns the exit code, or why no instance could be reached (stdin unread).
  */
-export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void): Promise<RelayEnd> {
+export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void, view?: string): Promise<RelayEnd> {
   const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
   const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
   return relayToSharedInstance({
@@ -35,6 +36,7 @@ export function relayShared(configFile: { path: string; text: string }, logLevel
     input: process.stdin,
     output: process.stdout,
     note: (line) => err(`${line}\n`),
+    ...(view !== undefined ? { view } : {}),
   });
 }
 

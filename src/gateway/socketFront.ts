@@ -8,21 +8,25 @@ import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
+import { readHello } from '../share/hello.js';
 import { MAX_STDIO_RESULT_BYTES, serveStream, type ModernStdio } from './stdio.js';
 
 /** Socket front options. Times in ms. */
 export interface SocketFrontOptions {
   readonly path: string;
   readonly logger: Logger;
-  /** A new session for client connection `id`, results capped at `maxResultBytes` (stdio's cap). */
-  readonly createSession: (id: string, maxResultBytes: number) => GatewaySession;
+  /**
+   * A new session for client connection `id` on view `view` (undefined: the whole shelf; the relay
+   * names it in its hello, share/hello.ts), results capped at `maxResultBytes` (stdio's cap).
+   */
+  readonly createSession: (id: string, maxResultBytes: number, view: string | undefined) => GatewaySession;
   /** The connection `id` ended: its session must be closed and forgotten. */
   readonly onSessionClosed: (id: string) => void;
   /** How long the instance outlives its last client; 0 ends it at once. */
   readonly idleExitMs: number;
   readonly onIdle: () => void;
-  /** The Server for a relayed client that opens with `server/discover` (modern era, issue #9). */
-  readonly modern: () => ModernStdio;
+  /** The Server for a relayed client on view `view` that opens with `server/discover` (modern era). */
+  readonly modern: (view: string | undefined) => ModernStdio;
 }
 
 /** A listening socket front. */
@@ -49,7 +53,6 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
     sockets.add(socket);
     const id = `shared-${(counter += 1)}`;
     logger.debug(`client ${id} connected (${sockets.size} now)`);
-    const session = options.createSession(id, MAX_STDIO_RESULT_BYTES);
     // A client that vanished mid-write (EPIPE, ECONNRESET) ends its session like a clean close.
     socket.on('error', (error) => logger.debug(`client ${id}: ${error.message}`));
     const ended = (): void => {
@@ -60,10 +63,17 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
       armIdle();
     };
     socket.once('close', ended);
-    void serveStream(session, socket, socket, ended, options.modern).catch((error: Error) => {
-      logger.warn(`client ${id}: ${error.message}`);
-      ended();
-    });
+    void readHello(socket)
+      .then(({ hello, ended: gone }) => {
+        if (gone) return ended();
+        const view = hello?.view;
+        const session = options.createSession(id, MAX_STDIO_RESULT_BYTES, view);
+        return serveStream(session, socket, socket, ended, () => options.modern(view));
+      })
+      .catch((error: Error) => {
+        logger.warn(`client ${id}: ${error.message}`);
+        ended();
+      });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
