@@ -39,12 +39,12 @@ export function isToolshelfEntry(key: string, entry: unknown): boolean {
  */
 function translate(value: string, client: ClientId, projectDir: string | undefined): { text: string } | { why: string } {
   if (EXPANDS_PLAIN.has(client)) return { text: value };
-  if (!EXPANDS_ENV_COLON.has(client)) return { text: value.replaceAll('${', '$${') };
+  if (!EXPANDS_ENV_COLON.has(client)) return { text: value.replaceAll('${', () => '$${') };
   let why: string | undefined;
   const text = value.replace(/\$\{([^}]*)\}/g, (whole, inner: string) => {
     const env = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(inner);
     if (env) return `\${${env[1]}}`;
-    if ((inner === 'workspaceFolder' || inner === 'workspaceRoot') && projectDir !== undefined) return projectDir.replaceAll('${', '$${');
+    if ((inner === 'workspaceFolder' || inner === 'workspaceRoot') && projectDir !== undefined) return projectDir.replaceAll('${', () => '$${');
     why ??= `it uses ${whole}, which only its client can fill in`;
     return whole;
   });
