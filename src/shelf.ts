@@ -16,14 +16,20 @@ import { describeToolSearch } from './discovery/manifest.js';
 import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
-import { buildSearchIndex } from './discovery/searchIndex.js';
+import { buildSearchIndex, type SearchHit } from './discovery/searchIndex.js';
 import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
 import type { Logger } from './trace/log.js';
 
+/** A shelf with BM25 alone beside its served ranking: the whole shelf, or one view's ({@link buildViewShelf}). */
+export interface ViewShelf extends Shelf {
+  /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
+  bm25(query: string, limit: number): readonly SearchHit[];
+}
+
 /** A shelf plus what start-up summaries and `inspect` report about it. */
-export interface BuiltShelf extends Shelf {
+export interface BuiltShelf extends ViewShelf {
   /** Tools whose manifest entry had to clip a first sentence (DESIGN §6 warning). */
   readonly manifestWarnings: readonly string[];
   /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
@@ -60,7 +66,7 @@ export function buildShelf(
  * index and manifest, built from the base shelf's entries. `name` undefined (a view the config does
  * not have) gives an empty shelf.
  */
-export function buildViewShelf(config: Config, name: string | undefined, base: Shelf, host: Result<HostRanker, string> | undefined, memo?: ShelfMemo): Shelf {
+export function buildViewShelf(config: Config, name: string | undefined, base: Shelf, host: Result<HostRanker, string> | undefined, memo?: ShelfMemo): ViewShelf {
   const view = name !== undefined && Object.hasOwn(config.views, name) ? config.views[name]! : NO_TOOLS;
   return shelfOver(viewCatalogue(base.catalogue, view, config.naming.separator), config, host, memo).shelf;
 }
@@ -72,7 +78,7 @@ const NO_TOOLS: ViewConfig = { servers: [] };
  * The BM25 index and manifest over `catalogue`'s deferred tools. The manifest is rendered once per
  * distinct client description limit, or read from `memo` when these tools were rendered before.
  */
-function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker, string> | undefined, memo: ShelfMemo | undefined): { shelf: Shelf; manifestWarnings: readonly string[] } {
+function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker, string> | undefined, memo: ShelfMemo | undefined): { shelf: ViewShelf; manifestWarnings: readonly string[] } {
   const index = buildSearchIndex(catalogue.deferred, config.discovery.ranking);
   const rankContext = {
     index,
@@ -100,6 +106,7 @@ function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker
     shelf: {
       catalogue,
       search: (query, limit) => rankTools(rankContext, query, limit),
+      bm25: (query, limit) => index.rank(query, limit).hits,
       searchDescription(maxChars) {
         let text = manifests.get(maxChars);
         if (text === undefined) {

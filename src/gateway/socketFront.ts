@@ -6,6 +6,7 @@
  */
 import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
 import { readHello } from '../share/hello.js';
@@ -27,12 +28,32 @@ export interface SocketFrontOptions {
   readonly onIdle: () => void;
   /** The Server for a relayed client on view `view` that opens with `server/discover` (modern era). */
   readonly modern: (view: string | undefined) => ModernStdio;
+  /**
+   * Opens the instance's dashboard for `toolshelf ui` and resolves with a one-time sign-in URL. A
+   * connection that opens with {@link DASHBOARD_REQUEST} gets the URL as one JSON line (`{"url": …}`,
+   * or `{"error": …}`) instead of a session, and keeps the instance alive while it stays open. The
+   * socket itself is the credential: only its owner can open it (docs/dashboard.md).
+   */
+  readonly openDashboard?: () => Promise<string>;
 }
+
+/** The line `toolshelf ui` opens its connection with; no JSON-RPC message has this shape. */
+export const DASHBOARD_REQUEST = '{"toolshelf":"dashboard"}';
 
 /** A listening socket front. */
 export interface SocketFront {
   /** Stops accepting clients and ends every connection. */
   close(): Promise<void>;
+}
+
+/** Writes the dashboard's sign-in URL (or why there is none) as one line; the connection stays open. */
+async function answerDashboard(socket: Socket, open: () => Promise<string>, logger: Logger): Promise<void> {
+  try {
+    socket.write(`${JSON.stringify({ url: await open() })}\n`);
+  } catch (error) {
+    logger.warn(`dashboard: ${(error as Error).message}`);
+    socket.write(`${JSON.stringify({ error: (error as Error).message })}\n`);
+  }
 }
 
 /** Listens on `options.path`; rejects when it cannot (the caller ends the instance). */
@@ -63,17 +84,26 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
       armIdle();
     };
     socket.once('close', ended);
-    void readHello(socket)
-      .then(({ hello, ended: gone }) => {
-        if (gone) return ended();
-        const view = hello?.view;
-        const session = options.createSession(id, MAX_STDIO_RESULT_BYTES, view);
-        return serveStream(session, socket, socket, ended, () => options.modern(view));
-      })
-      .catch((error: Error) => {
-        logger.warn(`client ${id}: ${error.message}`);
-        ended();
-      });
+    // The first bytes say whether this is a relayed client or `toolshelf ui`; a client's are kept for its session.
+    socket.once('data', (first: Buffer) => {
+      if (options.openDashboard && first.toString('utf8').trimEnd() === DASHBOARD_REQUEST) return void answerDashboard(socket, options.openDashboard, logger);
+      const input = new PassThrough();
+      input.write(first);
+      socket.pipe(input);
+      socket.once('close', () => input.destroy());
+      // A relay that was given a view names it in a hello line before its client's bytes (share/hello.ts).
+      void readHello(input)
+        .then(({ hello, ended: gone }) => {
+          if (gone) return ended();
+          const view = hello?.view;
+          const session = options.createSession(id, MAX_STDIO_RESULT_BYTES, view);
+          return serveStream(session, input, socket, ended, () => options.modern(view));
+        })
+        .catch((error: Error) => {
+          logger.warn(`client ${id}: ${error.message}`);
+          ended();
+        });
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
