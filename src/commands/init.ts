@@ -13,12 +13,12 @@ import { parseArgs } from 'node:util';
 import { parseConfig } from '../config/load.js';
 import { problemLine } from '../config/report.js';
 import { CLIENT_IDS, CLIENT_LABELS, clientFiles, defaultConfigPath, type ClientId } from '../init/clients.js';
-import { planInit, type InitPlan } from '../init/plan.js';
+import { launchFor, planInit, type InitPlan } from '../init/plan.js';
 import { isPlainObject } from '../lib/plainObject.js';
 import { referencedVariables } from '../share/paths.js';
 import { printableLine } from '../lib/printable.js';
 import { ensurePrivateDir, stateDir } from '../lib/stateDir.js';
-import { argumentError, type ArgOptions, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './common.js';
+import { argumentError, type ArgOptions, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, VERSION } from './common.js';
 
 export const INIT_USAGE = `Usage: toolshelf init [--config FILE] [--client ID[,ID…]] [--project DIR] [--keep-secrets] [--apply | --undo]
 
@@ -110,7 +110,7 @@ export async function runInit(argv: string[], out: (line: string) => void): Prom
   const plan = planInit({
     files: files.map((f) => ({ file: f.file, text: typeof f.text === 'string' ? f.text : undefined })),
     existing: existingDoc,
-    launch: { command: process.execPath, args: [CLI, '--config', configPath] },
+    launch: launchFor(CLI, process.execPath, VERSION, configPath),
     projectDir,
     keepSecrets: values['keep-secrets'] === true,
   });

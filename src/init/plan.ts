@@ -142,3 +142,13 @@ export function rewriteClientFile(file: ClientFile, doc: Readonly<Record<string,
   const next = { ...doc, [key]: servers };
   return file.format === 'codex-toml' ? `${stringifyToml(next)}\n` : `${JSON.stringify(next, null, 2)}\n`;
 }
+
+/**
+ * How each client is to start this toolshelf: `node` (this one, `execPath`) on this install's
+ * `cliPath`, or `npx -y toolshelf@VERSION` when this install sits in npx's cache (`_npx`), which npm
+ * may empty at any time. Pure.
+ */
+export function launchFor(cliPath: string, execPath: string, version: string, configPath: string): Launch {
+  if (/[\\/]_npx[\\/]/.test(cliPath)) return { command: 'npx', args: ['-y', `toolshelf@${version}`, '--config', configPath] };
+  return { command: execPath, args: [cliPath, '--config', configPath] };
+}

@@ -9,7 +9,7 @@ import { appConfigDir, clientFiles, defaultConfigPath, type ClientFile } from '.
 import { convertEntry, isToolshelfEntry } from '../../src/init/entries.js';
 import { mergeEntries, moveSecrets } from '../../src/init/merge.js';
 import { jsoncToJson, parseClientFile } from '../../src/init/parse.js';
-import { planInit, toolshelfEntry } from '../../src/init/plan.js';
+import { launchFor, planInit, toolshelfEntry } from '../../src/init/plan.js';
 
 const byClient = (files: ClientFile[]) => files.map((f) => `${f.client}:${f.scope} ${f.path}`);
 
@@ -163,6 +163,12 @@ describe('merging', () => {
 
 describe('the plan and the rewritten files', () => {
   const launch = { command: '/usr/bin/node', args: ['/opt/toolshelf/dist/cli.js', '--config', '/c/servers.config.json'] };
+  it('starts this install with its node, or npx with this version when it runs from npx\'s cache', () => {
+    expect(launchFor('/opt/toolshelf/dist/cli.js', '/usr/bin/node', '1.2.0', '/c.json')).toEqual({ command: '/usr/bin/node', args: ['/opt/toolshelf/dist/cli.js', '--config', '/c.json'] });
+    expect(launchFor('/home/u/.npm/_npx/ab12/node_modules/toolshelf/dist/cli.js', '/usr/bin/node', '1.2.0', '/c.json')).toEqual({ command: 'npx', args: ['-y', 'toolshelf@1.2.0', '--config', '/c.json'] });
+    expect(launchFor('C:\\Users\\u\\AppData\\Local\\npm-cache\\_npx\\ab\\node_modules\\toolshelf\\dist\\cli.js', 'node.exe', '1.2.0', 'C:\\c.json').command).toBe('npx');
+  });
+
   it('gives Claude Code alwaysLoad and a type, VS Code a type, the rest the plain entry', () => {
     expect(toolshelfEntry('claude-code', launch, {})).toEqual({ type: 'stdio', ...launch, alwaysLoad: true });
     expect(toolshelfEntry('vscode', launch, { A: 'b' })).toEqual({ type: 'stdio', ...launch, env: { A: 'b' } });
