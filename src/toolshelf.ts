@@ -22,7 +22,7 @@ import type { Admission } from './schema/admit.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
-import type { TraceSink } from './trace/events.js';
+import { viewTrace, type TraceSink } from './trace/events.js';
 import { Activity, teeTrace } from './dashboard/activity.js';
 import type { DashboardSource } from './dashboard/routes.js';
 import type { DashboardServer } from './dashboard/serve.js';
@@ -205,7 +205,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       shelf,
       caller: callerFor(view),
       admit,
-      trace,
+      trace: view === undefined ? trace : viewTrace(trace, view),
       logger,
       measure: (value) => {
         const bytes = jsonBytes(value);

@@ -3,7 +3,8 @@
  * /mcp/NAME (one gateway, bearer token on) and over stdio with --view, on one shared instance whose
  * clients each see their own view over one set of upstream processes. A tool outside a client's view
  * is unknown to it: absent from its list, search, manifest and instructions, never suggested, and
- * refused as an unknown name is. A config reload changes a view for the clients on it.
+ * refused as an unknown name is. Trace events name the client's view. A config reload changes a view
+ * for the clients on it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -96,7 +97,7 @@ describe('views over Streamable HTTP at /mcp/NAME', () => {
   };
   beforeAll(async () => {
     env = setup();
-    gateway = await startHttp(env.path, ['--token', TOKEN]);
+    gateway = await startHttp(env.path, ['--token', TOKEN, '--trace', join(env.dir, 'trace.jsonl')]);
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
@@ -114,6 +115,15 @@ describe('views over Streamable HTTP at /mcp/NAME', () => {
       expect(textOf(await whole.callTool({ name: 'web__fetc', arguments: {} }))).toContain('Did you mean: web__fetch');
     });
   }
+
+  it('tags each trace event with the view of its client', () => {
+    const events = readFileSync(join(env.dir, 'trace.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; name?: string; view?: string; origin?: string });
+    const calls = (name: string) => events.filter((e) => e.event === 'tool_called' && e.name === name).map((e) => `${e.view} ${e.origin}`).sort();
+    // Each era's coding and chat clients: the tool is called in one view and unknown in the other.
+    expect(calls('files__read_text_file')).toEqual(['chat unknown', 'chat unknown', 'coding direct', 'coding direct']);
+    expect(calls('web__fetch')).toEqual(['chat direct', 'chat direct', 'coding unknown', 'coding unknown']);
+    expect(events.filter((e) => e.event === 'tool_called' && e.name === 'web__fetc').map((e) => e.view)).toContain(undefined);
+  });
 
   it('answers an unknown view 404 with the name meant, only past the token check; a session stays on its path', async () => {
     const post = (path: string, headers: Record<string, string>, body: unknown, session?: string) =>
