@@ -5,7 +5,7 @@
  * created 0700, files 0600, and every file is written to a temp name and renamed, so a reader never
  * sees half a file. Source: issue #11 points 1–2 (XDG Base Directory: `$XDG_STATE_HOME`).
  */
-import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -53,3 +53,17 @@ export function writePrivateFile(path: string, text: string): void {
 }
 
 let writes = 0;
+
+/**
+ * Sets `path`'s access and modification times to now, quietly (a file gone or read-only stays as it
+ * is). A file in the state folder that is loaded is touched, so pruning by mtime keeps what is in use
+ * (prune.ts, docs/operations.md).
+ */
+export function touch(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    // Best effort: a file that cannot be touched is at worst listed afresh once it is pruned.
+  }
+}

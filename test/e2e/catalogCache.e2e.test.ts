@@ -179,4 +179,22 @@ describe('catalogue cache and lazy upstreams', () => {
     expect(textOf(await gateway.client.callTool({ name: 'rec__alpha', arguments: {} }))).toBe(`alpha from ${spawned()[1]}`);
     expect(spawned()).toHaveLength(2);
   });
+
+  it('keeps a listing per server entry when two entries share one launch spec', async () => {
+    const dir = tempDir();
+    const entry = { command: 'node', args: [fixture('grower.mjs')], exposure: 'direct' };
+    const path = writeConfig({ mcpServers: { a: entry, b: entry }, lazy: true }, dir);
+    const first = await start(path);
+    let changed = 0;
+    first.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    expect(await names(first)).toEqual(['a__grow', 'b__grow']);
+    expect(textOf(await first.client.callTool({ name: 'a__grow', arguments: {} }))).toBe('grow ok');
+    expect(await waitFor(() => changed > 0, 20_000)).toBe(true);
+    expect(await names(first)).toEqual(['a__grow', 'a__grown', 'b__grow']);
+    await first.close();
+
+    const second = await start(path);
+    expect(await names(second)).toEqual(['a__grow', 'a__grown', 'b__grow']); // each entry's own cached listing
+    expect(textOf(await second.client.callTool({ name: 'a__grown', arguments: {} }))).toBe('grown ok');
+  });
 });
