@@ -4,7 +4,7 @@
  * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
  */
 import { readConfigText } from '../config/load.js';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
@@ -150,6 +150,27 @@ function stopWhenOrphaned(stop: () => void, logger: Logger): void {
   timer.unref();
 }
 
+/**
+ * Prunes the state folder of files unused for 30 days, at most once a day (lib/prune.ts,
+ * docs/operations.md), keeping every running shared instance's files. Loaded here, not at the top,
+ * for the same reason as serve's own modules. Never rejects; what it removed is logged at debug.
+ */
+async function pruneState(logger: Logger): Promise<void> {
+  try {
+    const [{ pruneStateFolder }, { instanceOwner }, { instancesDir, instancePathsOf }] = await Promise.all([import('../lib/prune.js'), import('../share/claim.js'), import('../share/paths.js')]);
+    const state = stateDir(process.env);
+    const result = pruneStateFolder({
+      stateDir: state,
+      // The folder this environment's instances use, and the state folder's own one.
+      sharedDirs: [instancesDir(process.env), join(state, 'shared')],
+      instanceRunning: (base) => instanceOwner(instancePathsOf(`${base}.sock`)) !== undefined,
+    });
+    if (!result.skipped && result.removed.length > 0) logger.debug(`state folder: pruned ${result.removed.length} files unused for 30 days: ${result.removed.join(', ')}`);
+  } catch (error) {
+    logger.debug(`state folder: pruning failed: ${(error as Error).message}`);
+  }
+}
+
 async function serve(
   config: Config,
   configFile: { path: string; text: string },
@@ -196,6 +217,7 @@ async function serve(
     return EXIT_FAILURE;
   }
   if (starting.signal.aborted) void running.shutdown();
+  void pruneState(logger);
   // The upstreams line is replaced by "upstreams now", the failures by the failures then.
   formatSummary(running.summary).forEach((line, index) => tell(line, index === 0 ? 'upstreams' : `summary ${index}`));
   socket?.status.set('failures', failureLines(running.summary.upstreams));

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CatalogEntry } from '../catalog/types.js';
 import { stableHash } from '../lib/hash.js';
-import { writePrivateFile } from '../lib/stateDir.js';
+import { touch, writePrivateFile } from '../lib/stateDir.js';
 
 /** What is kept of a rendered tool_search description. */
 export interface MemoizedManifest {
@@ -45,7 +45,10 @@ export function fileManifestMemo(dir: string): ManifestMemo {
     get(key) {
       try {
         const value = JSON.parse(readFileSync(path(key), 'utf8')) as Partial<MemoizedManifest>;
-        return typeof value.text === 'string' && Array.isArray(value.warnings) ? (value as MemoizedManifest) : undefined;
+        if (typeof value.text !== 'string' || !Array.isArray(value.warnings)) return undefined;
+        // Used now: pruning by age keeps it (lib/prune.ts).
+        touch(path(key));
+        return value as MemoizedManifest;
       } catch {
         return undefined;
       }

@@ -1,7 +1,7 @@
 /**
  * toolshelf's state folder and the one way files are written into it. The folder holds the
- * catalogue cache (`catalog/`), the shared instances' sockets and logs (`shared/`), and other
- * helpers' subfolders (OAuth credentials, issue #10). Only the current user may read it: folders are
+ * catalogue cache (`catalog/`), pins (`pins/`), the shared instances' sockets and logs (`shared/`),
+ * and OAuth credentials. Files unused for 30 days are pruned (prune.ts, docs/operations.md). Only the current user may read it: folders are
  * created 0700, files 0600, and every file is written to a temp name and renamed, so a reader never
  * sees half a file. Source: issue #11 points 1–2 (XDG Base Directory: `$XDG_STATE_HOME`).
  */
