@@ -195,6 +195,6 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     rebuild();
     return touched;
   };
-  return { pool, current: () => shelf, config: () => config, summary: () => summarize(config, pool.summary(), shelf), reload, close };
+  return { pool, current: () => shelf, config: () => config, summary: () => summarize(config, pool.summary(), shelf, pool.toolsByServer(), version), reload, close };
 }
 

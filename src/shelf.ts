@@ -20,6 +20,7 @@ import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
 import type { Logger } from './trace/log.js';
+import { counted } from './lib/plural.js';
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
 export interface BuiltShelf extends Shelf {
@@ -101,7 +102,7 @@ export function ruleWarnings(config: Config, toolsByServer: ReadonlyMap<string, 
     for (const pattern of unmatchedRules(entry.tools, names)) {
       const [closest] = suggestNames(pattern, names, 1);
       const hint = closest !== undefined ? `; did you mean "${closest}"?` : '';
-      lines.push(`upstream "${server}": the tools rule "${pattern}" matches none of its ${names.length} tools, so it does nothing${hint}`);
+      lines.push(`upstream "${server}": the tools rule "${pattern}" matches none of its ${counted(names.length, 'tool')}, so it does nothing${hint}`);
     }
   }
   return lines;

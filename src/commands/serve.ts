@@ -16,6 +16,7 @@ import { reachLines } from '../gateway/hostCheck.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
+import { counted } from '../lib/plural.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL] [--no-share | --share]
        toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]            what each upstream costs on the wire
@@ -35,7 +36,9 @@ Serves every MCP server in the config as one: a few direct tools plus tool_searc
                      (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
   ${logLevelHelp('info')}
   --version          print the version
-  --help, help       print this usage`;
+  --help, help       print this usage
+Exit codes: 0 ok, 1 start-up failed, 2 bad usage or config; inspect also exits 3 when it printed its
+report but an upstream failed to start (docs/operations.md).`;
 
 /** Environment variable holding the HTTP bearer token; preferred to `--token`, whose value `ps` shows. */
 export const TOKEN_ENV = 'TOOLSHELF_TOKEN';
@@ -165,7 +168,7 @@ async function pruneState(logger: Logger): Promise<void> {
       sharedDirs: [instancesDir(process.env), join(state, 'shared')],
       instanceRunning: (base) => instanceOwner(instancePathsOf(`${base}.sock`)) !== undefined,
     });
-    if (!result.skipped && result.removed.length > 0) logger.debug(`state folder: pruned ${result.removed.length} files unused for 30 days: ${result.removed.join(', ')}`);
+    if (!result.skipped && result.removed.length > 0) logger.debug(`state folder: pruned ${counted(result.removed.length, 'file')} unused for 30 days: ${result.removed.join(', ')}`);
   } catch (error) {
     logger.debug(`state folder: pruning failed: ${(error as Error).message}`);
   }

@@ -35,6 +35,7 @@ import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
 import type { GroupRegistry } from './watchdog.js';
+import { counted } from '../lib/plural.js';
 
 /** Characters of one upstream stderr line written to the debug log. */
 const MAX_STDERR_LOG_CHARS = 2000;
@@ -590,7 +591,7 @@ export class UpstreamConnection {
 
   private async restart(): Promise<void> {
     await this.start();
-    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
+    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${counted(this.tools.length, 'tool')}`);
   }
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
