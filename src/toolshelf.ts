@@ -49,6 +49,11 @@ export interface StartOptions {
    * stderr, share/status.ts): each reload's outcome, under the topic `config`.
    */
   readonly announce?: (topic: string, lines: readonly string[]) => void;
+  /**
+   * The logger of the upstreams and the shelf (instance-wide lines only; default `logger`): a shared
+   * instance's also tells its relayed clients the warnings (share/status.ts `relayWarnings`).
+   */
+  readonly shelfLogger?: Logger;
 }
 
 /** A running gateway. */
@@ -98,7 +103,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Eager upstreams served from the cached catalogue wait until the gateway has served a moment (see CACHED_START_DELAY_MS).
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
-  const opened = await openShelf(config, logger, options.version, {
+  const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();

@@ -124,10 +124,12 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
     err(`toolshelf: ${relay.why}\ntoolshelf: serving from this process instead, as with --no-share\n`);
   }
   if (instance !== undefined) {
-    const [{ claimSharedInstance }, { statusWriter }] = await Promise.all([import('./shared.js'), import('../share/status.js')]);
+    const [{ claimSharedInstance }, { relayWarnings, statusWriter }] = await Promise.all([import('./shared.js'), import('../share/status.js')]);
     const paths = claimSharedInstance(instance, logger);
     if (!paths) return EXIT_OK;
-    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs, status: statusWriter(paths.status) });
+    const status = statusWriter(paths.status);
+    // What a gateway of its own prints on its client's stderr, every relayed client is told too.
+    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs, status, shelfLogger: relayWarnings(logger, status) });
   }
   return serve(config, configFile, listen, token, values.trace, logger);
 }
@@ -181,7 +183,7 @@ async function serve(
   token: string | undefined,
   tracePath: string | undefined,
   logger: Logger,
-  socket?: { path: string; idleExitMs: number; status: StatusWriter },
+  socket?: { path: string; idleExitMs: number; status: StatusWriter; shelfLogger: Logger },
 ): Promise<number> {
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
   const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
@@ -206,7 +208,7 @@ async function serve(
       configFile,
       stateDir: stateDir(process.env),
       ...(listen ? { http: listen } : {}),
-      ...(socket ? { socket } : {}),
+      ...(socket ? { socket, shelfLogger: socket.shelfLogger } : {}),
       ...(token ? { token } : {}),
       trace,
       logger,
