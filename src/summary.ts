@@ -36,11 +36,31 @@ export interface StartSummary {
   readonly allDirectTokens: number;
 }
 
-/** {@link StartSummary.allDirectBytes} of the upstreams' tools as listed (`toolsByServer`, verbatim). Pure. */
+/**
+ * {@link StartSummary.allDirectBytes} of the upstreams' tools as listed (`toolsByServer`, verbatim).
+ * A tool nested too deeply for JSON.stringify here (the catalogue drops it too) is left out of the
+ * count rather than failing the start: one did (test/e2e/faults.e2e.test.ts, deepSchema.mjs). Pure.
+ */
 export function allDirectBytes(toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>): number {
   let bytes = 0;
-  for (const tools of toolsByServer.values()) if (tools.length > 0) bytes += jsonBytes({ tools });
+  for (const tools of toolsByServer.values()) if (tools.length > 0) bytes += listBytes(tools);
   return bytes;
+}
+
+/** Bytes of `{"tools":[…]}`, tool by tool when the whole cannot be serialised. */
+function listBytes(tools: readonly UpstreamTool[]): number {
+  try {
+    return jsonBytes({ tools });
+  } catch {
+    const sizes = tools.flatMap((tool) => {
+      try {
+        return [jsonBytes(tool)];
+      } catch {
+        return [];
+      }
+    });
+    return jsonBytes({ tools: [] }) + sizes.reduce((sum, size) => sum + size, 0) + Math.max(0, sizes.length - 1);
+  }
 }
 
 /**
