@@ -79,7 +79,7 @@ export function statusWriter(path: string): StatusWriter {
 
 /**
  * Warnings no relayed client is told: a disconnect's line quotes what the upstream printed while it
- * served some client's call (breaker5), and a failed start is told by the `failures` topic already.
+ * served some client's call (test/e2e/shared.e2e.test.ts), and a failed start is told by the `failures` topic already.
  */
 const NOT_RELAYED = [/^upstream ".*" disconnected; /s, /^upstream ".*" failed to start: /s];
 
