@@ -28,6 +28,7 @@ export interface ViewShelf extends Shelf {
   /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
   bm25(query: string, limit: number): readonly SearchHit[];
 }
+import { counted } from './lib/plural.js';
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
 export interface BuiltShelf extends ViewShelf {
@@ -142,7 +143,7 @@ export function ruleWarnings(config: Config, toolsByServer: ReadonlyMap<string, 
     for (const pattern of unmatchedRules(entry.tools, names)) {
       const [closest] = suggestNames(pattern, names, 1);
       const hint = closest !== undefined ? `; did you mean "${closest}"?` : '';
-      lines.push(`upstream "${server}": the tools rule "${pattern}" matches none of its ${names.length} tools, so it does nothing${hint}`);
+      lines.push(`upstream "${server}": the tools rule "${pattern}" matches none of its ${counted(names.length, 'tool')}, so it does nothing${hint}`);
     }
   }
   return lines;

@@ -56,6 +56,11 @@ export interface StartOptions {
   readonly announce?: (topic: string, lines: readonly string[]) => void;
   /** The view the stdio client sees (docs/views.md; `--view`); over HTTP and the socket each client names its own. */
   readonly view?: string;
+  /**
+   * The logger of the upstreams and the shelf (instance-wide lines only; default `logger`): a shared
+   * instance's also tells its relayed clients the warnings (share/status.ts `relayWarnings`).
+   */
+  readonly shelfLogger?: Logger;
 }
 
 /** A running gateway. */
@@ -112,7 +117,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Eager upstreams served from the cached catalogue wait until the gateway has served a moment (see CACHED_START_DELAY_MS).
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
-  const opened = await openShelf(config, logger, options.version, {
+  const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
