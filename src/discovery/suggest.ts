@@ -9,8 +9,11 @@ import { splitWords } from './tokenize.js';
 /** Below this similarity (0..1) a name is not offered: a wrong suggestion costs a round trip. */
 const MIN_SIMILARITY = 0.5;
 
-/** Levenshtein distance with an early exit once every cell in a row exceeds `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
+/**
+ * Levenshtein distance between `a` and `b`, with an early exit once every cell in a row exceeds
+ * `limit` (then any value above `limit` is returned). Pure.
+ */
+export function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {

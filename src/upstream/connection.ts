@@ -16,7 +16,7 @@ import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/cl
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
-import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { backoffDelayMs, DEFAULT_BACKOFF, LAZY_MAX_ATTEMPTS, type BackoffOptions } from './backoff.js';
 import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
@@ -35,6 +35,8 @@ import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
 import type { GroupRegistry } from './watchdog.js';
+import { cleanedWarning, cleanText, removedTotal } from '../trust/clean.js';
+import { counted } from '../lib/plural.js';
 
 /** Characters of one upstream stderr line written to the debug log. */
 const MAX_STDERR_LOG_CHARS = 2000;
@@ -67,6 +69,11 @@ export interface ConnectionOptions {
   /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
   readonly startTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
+  /**
+   * False for a one-shot command (`inspect`, `search`): a failed start is reported and never retried,
+   * and its message says nothing of retries (default true).
+   */
+  readonly retry?: boolean;
   /** Jitter source in [0, 1) (default Math.random). */
   readonly random?: () => number;
   /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
@@ -91,8 +98,10 @@ export class UpstreamConnection {
   status: UpstreamStatus = 'starting';
   /** Why the upstream is down or failed, for messages and summaries. */
   lastError = '';
-  /** The `instructions` of the upstream's last initialize result, if any. Kept while it is down. */
+  /** The `instructions` of the upstream's last initialize result, if any, cleaned (`trust/clean.ts`). Kept while it is down. */
   instructions: string | undefined;
+  /** The instructions as last received, so a restart with the same text warns about them once. */
+  private rawInstructions: string | undefined;
   /** The cause last logged as a warning or error; the same cause again is logged at debug. */
   private lastWarned: string | undefined;
   private client: Client | undefined;
@@ -103,6 +112,11 @@ export class UpstreamConnection {
   private retryAt = 0;
   private upSince = 0;
   private retryTimer: NodeJS.Timeout | undefined;
+  /**
+   * A lazy upstream that failed {@link LAZY_MAX_ATTEMPTS} times in a row: no retry is scheduled, and
+   * the next call or search that needs it starts it once more (backoff.ts).
+   */
+  private backedOff = false;
   private renewing: Promise<Client | undefined> | undefined;
   /** Counts start attempts; a step of an abandoned attempt (timed out, closed) sees a newer number and changes nothing. */
   private generation = 0;
@@ -207,7 +221,7 @@ export class UpstreamConnection {
     const cached = this.options.cache?.load(this.key, this.server);
     if (!cached) return this.start();
     this.tools = cached.tools;
-    this.instructions = cached.instructions;
+    this.instructions = this.cleanInstructions(cached.instructions, false);
     this.cachedCapabilities = cached.capabilities;
     this.verdict = cachedVerdict(cached);
     if (this.verdict && cached.eraCheckedAt) this.stamp = { eraCheckedAt: cached.eraCheckedAt, ...(cached.eraServerInfo ? { eraServerInfo: cached.eraServerInfo } : {}) };
@@ -253,7 +267,7 @@ export class UpstreamConnection {
       this.releaseHeld?.();
       await waited;
     }
-    if (this.status === 'idle') await this.start();
+    if (this.status === 'idle' || this.backedOff) await this.start();
   }
 
   /**
@@ -303,7 +317,7 @@ export class UpstreamConnection {
    * next); does nothing in any other state.
    */
   warm(): void {
-    if (this.status === 'idle') void this.start();
+    if (this.status === 'idle' || this.backedOff) void this.start();
     else {
       this.releaseHeld?.();
       this.idle.touch();
@@ -327,6 +341,18 @@ export class UpstreamConnection {
     this.status = 'idle';
     this.cachedCapabilities = this.client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.endClient();
+  }
+
+  /**
+   * `text` (initialize instructions, from the upstream or the cache) cleaned; with `warn`, what was
+   * removed is logged once for this text (docs/security.md, "Clean text and fenced instructions").
+   */
+  private cleanInstructions(text: string | undefined, warn: boolean): string | undefined {
+    if (text === undefined) return undefined;
+    const cleaned = cleanText(text);
+    if (warn && removedTotal(cleaned.removed) > 0 && text !== this.rawInstructions) this.options.logger.warn(cleanedWarning(this.key, 'its instructions', cleaned.removed));
+    if (warn) this.rawInstructions = text;
+    return cleaned.text;
   }
 
   /** Writes the current listing to the cache (after a start or a re-list). */
@@ -375,6 +401,7 @@ export class UpstreamConnection {
       });
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
+      this.backedOff = false;
       this.upSince = Date.now();
       this.resources.resume();
       this.saveListing();
@@ -392,7 +419,7 @@ export class UpstreamConnection {
       this.lastError = describeFailure(failure, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
       const repeated = this.lastError === this.lastWarned;
-      const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
+      const note = repeated || this.options.retry === false || this.backedOff ? '' : ' (retried with backoff; logged again only if the cause changes)';
       this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
       this.endClient();
       this.scheduleRestart(repeated);
@@ -437,7 +464,7 @@ export class UpstreamConnection {
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;
-        this.instructions = client.getInstructions();
+        this.instructions = this.cleanInstructions(client.getInstructions(), true);
         return;
       } catch (error) {
         lastError = error;
@@ -534,7 +561,7 @@ export class UpstreamConnection {
 
   private onStderr(raw: string): void {
     const server = this.server;
-    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, server.inheritEnv === false ? undefined : process.env, argumentValues(server.args)) };
+    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, process.env, argumentValues(server.args)) };
     // Masked before it is cut, and past the cut by the longest secret, so no part of one is left.
     const line = withoutSecrets(raw.slice(0, MAX_STDERR_LOG_CHARS + (this.secrets.values[0]?.length ?? 0)), this.secrets.values).slice(0, MAX_STDERR_LOG_CHARS);
     this.stderrTail.push(line);
@@ -560,10 +587,20 @@ export class UpstreamConnection {
     this.scheduleRestart(false);
   }
 
-  /** Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated configuration problem). */
+  /**
+   * Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated
+   * configuration problem). A one-shot command schedules nothing; a lazy upstream at its
+   * {@link LAZY_MAX_ATTEMPTS}th failure in a row backs off to idle instead, saying so once.
+   */
   private scheduleRestart(quiet: boolean): void {
-    if (this.retiring) return;
+    if (this.retiring || this.options.retry === false) return;
     this.attempt += 1;
+    if (this.lazy && this.attempt >= LAZY_MAX_ATTEMPTS) {
+      if (!this.backedOff) this.options.logger.warn(`upstream "${this.key}" failed ${this.attempt} times in a row; as a lazy upstream it is no longer retried, and starts again when a call or search needs it`);
+      this.backedOff = true;
+      clearTimeout(this.retryTimer);
+      return;
+    }
     const delay = backoffDelayMs(this.attempt, (this.options.random ?? Math.random)(), this.options.backoff ?? DEFAULT_BACKOFF);
     this.retryAt = Date.now() + delay;
     this.options.logger[quiet ? 'debug' : 'info'](`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempt})`);
@@ -574,7 +611,7 @@ export class UpstreamConnection {
 
   private async restart(): Promise<void> {
     await this.start();
-    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
+    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${counted(this.tools.length, 'tool')}`);
   }
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
@@ -709,6 +746,7 @@ export class UpstreamConnection {
   }
 
   private retryInMs(): number | undefined {
+    if (this.backedOff) return undefined;
     return this.status === 'down' || this.status === 'failed' ? Math.max(0, this.retryAt - Date.now()) : undefined;
   }
 

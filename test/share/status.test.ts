@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { followStatus, MAX_STATUS_LINE_CHARS, MAX_STATUS_LINES, readStatus, statusWriter } from '../../src/share/status.js';
+import { followStatus, MAX_STATUS_LINE_CHARS, MAX_STATUS_LINES, MAX_WARNING_LINES, readStatus, relayWarnings, statusWriter } from '../../src/share/status.js';
+import { createLogger } from '../../src/trace/log.js';
 import { tempDir, waitFor } from '../helpers/gateway.js';
 
 it('reads back what this process wrote, by its pid only, keeping the newest MAX_STATUS_LINES lines', () => {
@@ -58,7 +59,7 @@ it('an upstream error of megabytes with ANSI escapes and a carriage return is on
   status.add('upstream "evil" failed: \u001b[2J\u001b[31mgot\rroot\u0007 \u2028' + 'x'.repeat(5_000_000));
   status.add('upstream "cr" failed: one\r\ntwo');
   const [huge, cr] = readStatus(path, process.pid);
-  expect(huge?.text.startsWith('upstream "evil" failed: \\u001b[2J\\u001b[31mgot root\\u0007 \\u2028xxx')).toBe(true);
+  expect(huge?.text.startsWith('upstream "evil" failed: got root  xxx')).toBe(true);
   expect(huge?.text).toHaveLength(MAX_STATUS_LINE_CHARS);
   expect(huge?.text.endsWith('x…')).toBe(true);
   expect(cr?.text).toBe('upstream "cr" failed: one two');
@@ -73,7 +74,7 @@ it('a file written by anything else is read as printable lines, at most MAX_STAT
   expect(lines.every((l) => /^y+$/.test(l.text))).toBe(true);
   expect(lines.at(-1)!.sequence).toBeLessThan(50_000); // read no further than the cap
   writeFileSync(path, `${process.pid}\n1 \u001b]0;title\u0007\n`);
-  expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: '\\u001b]0;title\\u0007' }]);
+  expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: '' }]);
 });
 
 it('a FIFO or a link in the status file\'s place reads as nothing, at once (breaker5: a FIFO blocked the relay and its client)', () => {
@@ -109,4 +110,31 @@ it('a line under a topic replaces that topic\'s earlier lines: a later reader se
   expect(readStatus(path, process.pid).map((line) => line.text)).toEqual(['tools: 3 direct', 'upstreams now: 2/2 connected (a: 1 tools, b: 2 tools)']);
   stop();
   expect(seen).toEqual(['upstreams: 0/2 connected (a: starting, b: starting)', 'tools: 3 direct', 'upstream "b" is starting (last error: boom)']);
+});
+
+it('relays each warning and error once, keeps a disconnect\'s quote and a failed start in the log, and never lets warnings push out the summary', async () => {
+  const path = join(tempDir(), 'w.status');
+  const status = statusWriter(path);
+  const logged: string[] = [];
+  const logger = relayWarnings(createLogger('info', (line) => logged.push(line)), status);
+  status.add('upstreams: 1/1 connected', 'upstreams');
+  logger.warn('upstream "bad": dropped tool x: "inputSchema" is not an object');
+  logger.warn('upstream "bad": dropped tool x: "inputSchema" is not an object');
+  logger.error('manifest: something');
+  logger.warn('upstream "crashy" disconnected; the server exited: /home/a/diary.txt');
+  logger.error('upstream "gone" failed to start: command "x" was not found (ENOENT)');
+  logger.info('an info line');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(readStatus(path, process.pid).map((line) => line.text)).toEqual([
+    'upstreams: 1/1 connected',
+    'warn: upstream "bad": dropped tool x: "inputSchema" is not an object',
+    'error: manifest: something',
+  ]);
+  expect(logged).toHaveLength(6); // the log has every line
+  for (let i = 0; i < MAX_STATUS_LINES * 2; i += 1) logger.warn(`warning ${i}`);
+  await new Promise((resolve) => setImmediate(resolve));
+  const kept = readStatus(path, process.pid).map((line) => line.text);
+  expect(kept[0]).toBe('upstreams: 1/1 connected');
+  expect(kept).toHaveLength(1 + MAX_WARNING_LINES);
+  expect(kept.at(-1)).toBe(`warn: warning ${MAX_STATUS_LINES * 2 - 1}`);
 });
