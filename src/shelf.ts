@@ -13,6 +13,8 @@ import type { HostRanker } from './discovery/hostRanker.js';
 import { rankerCatalogueOf } from './discovery/hostRanker.js';
 import { describeToolSearch } from './discovery/manifest.js';
 import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
+import { buildFloodGuard } from './discovery/diversify.js';
+import { oversizedServerWarnings } from './discovery/flooding.js';
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
 import { buildSearchIndex } from './discovery/searchIndex.js';
@@ -27,6 +29,8 @@ export interface BuiltShelf extends Shelf {
   readonly manifestWarnings: readonly string[];
   /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
   readonly ruleWarnings: readonly string[];
+  /** Servers that bring far more searchable tools than the others (discovery/flooding.ts). */
+  readonly floodWarnings: readonly string[];
 }
 
 /** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
@@ -57,6 +61,7 @@ export function buildShelf(
     ...(host ? { host } : {}),
     catalogue: rankerCatalogueOf(catalogue.deferred),
     timeoutMs: config.discovery.rankerTimeoutMs,
+    guard: buildFloodGuard(catalogue.deferred),
   };
   const manifests = new Map<number | undefined, string>();
   const tokenBudget = manifestBudget(config.discovery.manifestTokenBudget, catalogue.deferred);
@@ -76,6 +81,7 @@ export function buildShelf(
     catalogue,
     manifestWarnings: first.warnings,
     ruleWarnings: ruleWarnings(config, toolsByServer),
+    floodWarnings: oversizedServerWarnings(catalogue.deferred),
     search: (query, limit) => rankTools(rankContext, query, limit),
     searchDescription(maxChars) {
       let text = manifests.get(maxChars);
@@ -146,6 +152,7 @@ export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<st
   const lines = [
     ...shelf.manifestWarnings.map((w) => `manifest: ${w}`),
     ...shelf.ruleWarnings,
+    ...shelf.floodWarnings,
     ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: ${d.reason}`),
     ...shelf.catalogue.entries.flatMap((e) => e.projected.leftOut.map((why) => `upstream "${e.server}": tool ${e.upstreamName}: ${why}`)),
   ];
