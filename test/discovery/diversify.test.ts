@@ -76,7 +76,7 @@ describe('flooding signals', () => {
     expect(oversizedServerWarnings(real)).toEqual([]);
     const lines = oversizedServerWarnings([...real, ...floodEntries()]);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^upstream "helper" brings 50 searchable tools, more than 3× the others. median \(\d+(\.\d+)?\));
+    expect(lines[0]).toMatch(/^upstream "helper" brings 50 searchable tools, more than 3× the others. median \(\d+(\.\d+)?\)/);
   });
 });
 
