@@ -64,3 +64,18 @@ export function riskTag(hints: Hints): string {
   if (isReadOnly(hints)) return READ_ONLY_TAG;
   return declaresEffects(hints) && isDestructive(hints) ? DESTRUCTIVE_TAG : '';
 }
+
+/**
+ * The hints a tool sets, as the few words tool_search's answers carry (compact: an answer is read
+ * on every search): `read-only`, else `destructive` / `additive` when it declares effects; then
+ * `idempotent` and `open-world` / `closed-world` when set that way. `''` when it sets none. The
+ * defaults left unsaid are MCP's (docs/security.md "Risky calls").
+ */
+export function hintWords(hints: Hints): string {
+  const words: string[] = [];
+  if (isReadOnly(hints)) words.push('read-only');
+  else if (declaresEffects(hints)) words.push(isDestructive(hints) ? 'destructive' : 'additive');
+  if (hints.idempotentHint === true) words.push('idempotent');
+  if (hints.openWorldHint !== undefined) words.push(hints.openWorldHint ? 'open-world' : 'closed-world');
+  return words.join(', ');
+}

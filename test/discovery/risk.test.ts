@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hintsOf, isDestructive, isOpenWorld, riskTag } from '../../src/discovery/risk.js';
+import { hintsOf, hintWords, isDestructive, isOpenWorld, riskTag } from '../../src/discovery/risk.js';
 import { describeToolSearch } from '../../src/discovery/manifest.js';
 import { bundledCatalogue, entry } from './helpers.js';
 
@@ -25,6 +25,13 @@ describe('reading annotations with MCP defaults', () => {
     expect(riskTag({})).toBe('');
     expect(riskTag({ openWorldHint: true })).toBe('');
     expect(riskTag({ readOnlyHint: false, destructiveHint: false })).toBe('');
+  });
+
+  it('search answers put the set hints in a few words', () => {
+    expect(hintWords({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })).toBe('read-only, idempotent, closed-world');
+    expect(hintWords({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true })).toBe('additive, open-world');
+    expect(hintWords({ destructiveHint: true })).toBe('destructive');
+    expect(hintWords({})).toBe('');
   });
 });
 

@@ -66,8 +66,11 @@ describe('risky calls through the gateway, both eras', () => {
       expect(manifest).toMatch(/risky__peek \(read-only\): /);
       expect(manifest).toMatch(/risky__plain: /);
     }
-    const found = (await mute.callTool({ name: 'tool_search', arguments: { query: 'risky__wipe' } })).structuredContent as { tools: { name: string; annotations?: unknown }[] };
-    expect(found.tools[0]).toMatchObject({ name: 'risky__wipe', annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false } });
+    const found = (await mute.callTool({ name: 'tool_search', arguments: { query: 'risky__wipe' } })).structuredContent as { tools: { name: string; hints?: string }[] };
+    expect(found.tools[0]).toMatchObject({ name: 'risky__wipe', hints: 'destructive, closed-world' });
+    const reads = (await mute.callTool({ name: 'tool_search', arguments: { query: 'read the records of a target' } })).structuredContent as { tools: { name: string; hints?: string }[] };
+    expect(reads.tools.find((t) => t.name === 'risky__peek')?.hints).toBe('read-only, closed-world');
+    expect(reads.tools.find((t) => t.name === 'risky__plain')).not.toHaveProperty('hints');
   });
 
   it('legacy client with elicitation: asked once; yes runs the call, no stops it before the upstream', async () => {
