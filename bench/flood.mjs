@@ -59,7 +59,7 @@ for (const query of QUERIES) {
   const b = before.filter(flood).length;
   const a = after.filter(flood).length;
   sums = { offShare: sums.offShare + b, onShare: sums.onShare + a, offFirst: sums.offFirst + Number(flood(before[0] ?? '')), onFirst: sums.onFirst + Number(flood(after[0] ?? '')) };
-  rows.push(`| ${query} | ${b} / 5 | ${before[0] ?? '–'} | ${a} / 5 | ${after[0] ?? '–'} |`);
+  rows.push(`| ${query} | ${b} / ${before.length} | ${before[0] ?? "–"} | ${a} / ${after.length} | ${after[0] ?? "–"} |`);
 }
 console.log(`## Flood: ${entries.length - 50} real tools (files, memory, everything) + 50 flood tools on "${FLOOD}", ${QUERIES.length} queries, limit 5\n`);
 console.log('| query | flood in top 5, guard off | first, guard off | flood in top 5, guard on | first, guard on |');

@@ -6,11 +6,11 @@
  * Rules (docs/security.md "Ranking under flooding"):
  * - Scored down: a tool `flooding.ts` marks (stuffed, or a near-duplicate of its server's others)
  *   is ranked after every other candidate, capped ones included (among exact names: after the
- *   other exact names).
+ *   other exact names), and never fills places past the cap.
  * - Cap: one upstream holds at most {@link CAPS} of the leading results (2 of the top 5, 3 of the
- *   top 10), unless the query names that server or one of its tools exactly. A capped tool waits
- *   until the other candidates run out, so a search that only one server can answer still gets a
- *   full answer.
+ *   top 10), unless the query names that server or one of its tools exactly. A capped tool that
+ *   is not flooding waits until the other candidates run out, so a search that only one server can
+ *   answer still gets a full answer.
  */
 import type { CatalogEntry } from '../catalog/types.js';
 import { floodedTools, type FloodReason } from './flooding.js';
@@ -117,14 +117,15 @@ export function diversify<T extends { readonly name: string }>(ranked: readonly 
   const out: T[] = [];
   // Exact names (and configured keyword phrases) were asked for by name: never capped.
   for (const item of scoreDown(ranked.slice(0, exact), guard.flooded).slice(0, limit)) take(item);
-  // Flooding tools come only once every other candidate is placed, capped or not.
   const rest = ranked.slice(exact);
-  for (const queue of [rest.filter((item) => !guard.flooded.has(item.name)), rest.filter((item) => guard.flooded.has(item.name))]) {
-    while (out.length < limit && queue.length > 0) {
-      // The best candidate the cap allows here; when none is, the other servers ran out and the best one fills the place.
-      const at = Math.max(0, queue.findIndex(allowed));
-      take(queue.splice(at, 1)[0]!);
-    }
+  const fair = rest.filter((item) => !guard.flooded.has(item.name));
+  while (out.length < limit && fair.length > 0) {
+    // The best candidate the cap allows here; when none is, the other servers ran out and the best one fills the place.
+    const at = Math.max(0, fair.findIndex(allowed));
+    take(fair.splice(at, 1)[0]!);
   }
+  // Flooding tools come only after every other candidate, and never past the cap: an answer may be shorter.
+  const flooding = rest.filter((item) => guard.flooded.has(item.name));
+  for (let at = flooding.findIndex(allowed); out.length < limit && at >= 0; at = flooding.findIndex(allowed)) take(flooding.splice(at, 1)[0]!);
   return out;
 }
