@@ -17,7 +17,7 @@ import { buildFloodGuard } from './discovery/diversify.js';
 import { oversizedServerWarnings } from './discovery/flooding.js';
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
-import { buildSearchIndex } from './discovery/searchIndex.js';
+import { buildSearchIndex, type SearchHit } from './discovery/searchIndex.js';
 import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
@@ -31,6 +31,8 @@ export interface BuiltShelf extends Shelf {
   readonly ruleWarnings: readonly string[];
   /** Servers that bring far more searchable tools than the others (discovery/flooding.ts). */
   readonly floodWarnings: readonly string[];
+  /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
+  bm25(query: string, limit: number): readonly SearchHit[];
 }
 
 /** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
@@ -83,6 +85,7 @@ export function buildShelf(
     ruleWarnings: ruleWarnings(config, toolsByServer),
     floodWarnings: oversizedServerWarnings(catalogue.deferred),
     search: (query, limit) => rankTools(rankContext, query, limit),
+    bm25: (query, limit) => index.rank(query, limit).hits,
     searchDescription(maxChars) {
       let text = manifests.get(maxChars);
       if (text === undefined) {
