@@ -4,11 +4,13 @@
  * (risky.mjs): call_tool is annotated destructive and open-world; the manifest marks destructive and
  * read-only tools and search answers carry the hints; a destructive tool run through call_tool is
  * confirmed with the user (legacy: elicitation; modern: input_required), refused with how to allow
- * it where the client can be asked neither way, and never gated when called by its own name.
+ * it where the client can be asked neither way, and never gated when called by its own name; over
+ * stdio too, where plain calls take the call lane.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixture, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { cliPath, fixture, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 
 type Round = { resultType?: string; inputRequests?: Record<string, { method: string; params?: { message?: string; requestedSchema?: unknown } }>; requestState?: string; isError?: boolean; content?: unknown };
 type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
@@ -124,4 +126,23 @@ describe('risky calls through the gateway, both eras', () => {
     expect(textOf(declined)).toMatch(/^The user declined to run risky__wipe/);
     expect(await count()).toBe('wiped 4');
   });
+});
+
+describe('over stdio (the call lane), a legacy client that declares elicitation', () => {
+  it('is asked, and its no stops the call before the upstream', async () => {
+    const config = writeConfig({ mcpServers: { risky: { command: 'node', args: [fixture('risky.mjs')] } } });
+    const client = new Client({ name: 'claude-ai', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    let answer: Answer = { action: 'decline' };
+    client.setRequestHandler('elicitation/create', () => answer);
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', config], env: { ...process.env } as Record<string, string> }));
+    try {
+      const declined = await bridged(client, 'risky__wipe');
+      expect(textOf(declined)).toMatch(/^The user declined to run risky__wipe/);
+      answer = { action: 'accept', content: { allow: true } };
+      expect(textOf(await bridged(client, 'risky__wipe'))).toBe('wipe ran');
+      expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'risky__count' } }))).toBe('wiped 1');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
