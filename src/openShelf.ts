@@ -128,7 +128,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
-  const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
+  const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;

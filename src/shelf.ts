@@ -22,6 +22,7 @@ import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
 import type { Logger } from './trace/log.js';
+import { cleanedWarning } from './trust/clean.js';
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
 export interface BuiltShelf extends Shelf {
@@ -148,8 +149,8 @@ export function manifestBudget(configured: number, deferred: readonly CatalogEnt
 }
 
 /**
- * Logs each manifest warning, each `tools` rule that matches nothing, each dropped tool and each field
- * a tool's wire form left out (issue #8 item 1), once per process: a re-list that changes nothing repeats nothing.
+ * Logs each manifest warning, each `tools` rule that matches nothing, each dropped tool, each field
+ * a tool's wire form left out (issue #8 item 1) and what cleaning removed per server, once per process: a re-list that changes nothing repeats nothing.
  */
 export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<string>): void {
   const lines = [
@@ -158,6 +159,7 @@ export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<st
     ...shelf.floodWarnings,
     ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: ${d.reason}`),
     ...shelf.catalogue.entries.flatMap((e) => e.projected.leftOut.map((why) => `upstream "${e.server}": tool ${e.upstreamName}: ${why}`)),
+    ...[...shelf.catalogue.cleaned].map(([server, removed]) => cleanedWarning(server, `its tools' text`, removed)),
   ];
   for (const line of lines) {
     if (seen.has(line)) continue;

@@ -27,6 +27,7 @@ import { Activity, teeTrace } from './dashboard/activity.js';
 import type { DashboardSource } from './dashboard/routes.js';
 import type { DashboardServer } from './dashboard/serve.js';
 import type { Logger } from './trace/log.js';
+import { cleanText } from './trust/clean.js';
 
 /** Start options. Times in ms. */
 export interface StartOptions {
@@ -136,7 +137,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { pool } = opened;
   const [
     { GatewaySession, sessionSettings },
-    { serveHttp, maxSessionsFromEnv },
+    { serveHttp, maxSessionsFromEnv, maxConnectionsPerPeerFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },
     { gatewayInstructions, upstreamInstructions },
@@ -275,10 +276,12 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   if (options.http) {
     const { host, port } = options.http;
     const maxSessions = maxSessionsFromEnv(process.env);
+    const maxConnectionsPerPeer = maxConnectionsPerPeerFromEnv(process.env);
     front = await serveHttp({
       host,
       port,
       ...(maxSessions !== undefined ? { maxSessions } : {}),
+      ...(maxConnectionsPerPeer !== undefined ? { maxConnectionsPerPeer } : {}),
       ...(options.token ? { token: options.token } : {}),
       logger,
       createSession: makeSession,
@@ -328,10 +331,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
  */
 function admitter(config: () => Config, admission: Admission, logger: Logger): Admit {
   return (entry, args) => {
-    const forwarded = schemaOptionsFor(config(), entry.server).prepare.strict ? dropNullOptionals(entry.tool.inputSchema, args) : args;
-    const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, forwarded);
+    const forwarded = schemaOptionsFor(config(), entry.server).prepare.strict ? dropNullOptionals(entry.canonicalSchema, args) : args;
+    const verdict = admission.check(entry.qualifiedName, entry.canonicalSchema, forwarded);
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
-    return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
+    // The verdict quotes the canonical schema's enum values and names: cleaned like all upstream text.
+    return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: cleanText(verdict.text).text };
   };
 }
 

@@ -66,7 +66,7 @@ export interface StdioServerConfig extends ServerCommon {
   readonly args?: readonly string[];
   /** Variables set for the child, over the inherited environment. */
   readonly env?: Readonly<Record<string, string>>;
-  /** `true` (default) merges `env` over the gateway's own environment; `false` passes only a minimal safe set plus `env`. */
+  /** `true` merges `env` over the gateway's whole environment; `false` (default) passes only the SDK's safe set plus `env` (`upstream/process.ts` SAFE_ENV). */
   readonly inheritEnv?: boolean;
   readonly cwd?: string;
 }

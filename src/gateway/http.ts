@@ -2,12 +2,13 @@
  * Streamable HTTP at `/mcp`: a GatewaySession (and SDK Server) per HTTP session, Host and Origin
  * checked against DNS rebinding, an optional bearer token compared in constant time, a request body
  * limit, idle sessions closed, DELETE ending a session, and at the session cap the least recently
- * used idle session closed so a new client always gets in. Source: DESIGN §11; MCP spec, Transports ›
+ * used idle session closed so a new client always gets in. Slow clients are bounded by header and
+ * request timeouts and each peer address by a connection cap (docs/security.md). Source: DESIGN §11; MCP spec, Transports ›
  * Streamable HTTP (security warning, session management); issue #8 point 3.
  */
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
@@ -27,14 +28,44 @@ export const DEFAULT_IDLE_MS = 30 * 60_000;
  * least recently used idle session; only when every session is busy does it get 503 (issue #8 point 3).
  */
 export const MAX_SESSIONS = 1000;
+/**
+ * Longest time a client may take to send a request's headers, in ms: a client that sends them byte by
+ * byte (slowloris) is answered 408 and closed. Node's default is 60 s.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Longest time a client may take to send a whole request (headers and body), in ms (Node's default: 300 s). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Most connections open at once from one peer address; the next is answered 503 and closed. Local
+ * clients all come from the loopback address, and each keeps a few (a GET stream, POSTs under way),
+ * so the cap is far above what honest clients hold and far below what exhausts the process.
+ */
+export const MAX_CONNECTIONS_PER_PEER = 256;
+/** Environment variable that overrides {@link MAX_CONNECTIONS_PER_PEER} (a positive integer). */
+export const MAX_CONNECTIONS_PER_PEER_ENV = 'TOOLSHELF_MAX_CONNECTIONS_PER_PEER';
+
 /** Environment variable that overrides {@link MAX_SESSIONS} (a positive integer). */
 export const MAX_SESSIONS_ENV = 'TOOLSHELF_MAX_SESSIONS';
 
 /** The session cap from `env[MAX_SESSIONS_ENV]`; undefined when unset or not a positive integer. */
 export function maxSessionsFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
-  const value = Number(env[MAX_SESSIONS_ENV]);
+  return positiveInteger(env[MAX_SESSIONS_ENV]);
+}
+
+/** The per-peer connection cap from `env[MAX_CONNECTIONS_PER_PEER_ENV]`; undefined when unset or not a positive integer. */
+export function maxConnectionsPerPeerFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  return positiveInteger(env[MAX_CONNECTIONS_PER_PEER_ENV]);
+}
+
+function positiveInteger(text: string | undefined): number | undefined {
+  const value = Number(text);
   return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
+
+/** What a connection over the per-peer cap gets before it is closed (written raw: no request was read). */
+const TOO_MANY_CONNECTIONS =
+  'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n\r\n' +
+  JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many connections from this address: close some and retry' } });
 
 /** Options for {@link serveHttp}. */
 export interface HttpOptions {
@@ -48,6 +79,11 @@ export interface HttpOptions {
   readonly createSession: (id: string) => GatewaySession;
   /** Most sessions at once (default {@link MAX_SESSIONS}). */
   readonly maxSessions?: number;
+  /** Most connections from one peer address at once (default {@link MAX_CONNECTIONS_PER_PEER}). */
+  readonly maxConnectionsPerPeer?: number;
+  /** Header and whole-request time limits in ms (defaults {@link HEADERS_TIMEOUT_MS}, {@link REQUEST_TIMEOUT_MS}). */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
   /** Told when a session ends (DELETE, idle, transport closed, shutdown). */
   readonly onSessionClosed: (id: string) => void;
   /**
@@ -87,12 +123,19 @@ interface Live {
 /** Starts listening; resolves once bound. Rejects if the port cannot be bound. */
 export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
   const live = new Map<string, Live>();
-  const server = createServer((req, res) => {
-    handle(req, res, options, live).catch((error: Error) => {
-      options.logger.error(`http: ${error.stack ?? error.message}`);
-      if (!res.headersSent) reply(res, 500, -32603, 'Internal error');
-    });
-  });
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  const server = createServer(
+    // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default): often enough that they hold.
+    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+    (req, res) => {
+      handle(req, res, options, live).catch((error: Error) => {
+        options.logger.error(`http: ${error.stack ?? error.message}`);
+        if (!res.headersSent) reply(res, 500, -32603, 'Internal error');
+      });
+    },
+  );
+  limitPerPeer(server, options.maxConnectionsPerPeer ?? MAX_CONNECTIONS_PER_PEER, options.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -109,6 +152,34 @@ export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
       await closeServer(server);
     },
   };
+}
+
+/**
+ * Caps the connections open at once from one peer address at `max`: the next is answered 503 (raw,
+ * before any request is read) and closed, with one warning per peer while it is over.
+ */
+function limitPerPeer(server: HttpServer, max: number, logger: Logger): void {
+  const open = new Map<string, number>();
+  const warned = new Set<string>();
+  server.on('connection', (socket: Socket) => {
+    const peer = socket.remoteAddress ?? '';
+    const count = open.get(peer) ?? 0;
+    if (count >= max) {
+      if (!warned.has(peer)) logger.warn(`http: ${peer} holds ${max} connections, the most one address may; further ones are refused (503) until it closes some`);
+      warned.add(peer);
+      socket.on('error', () => undefined);
+      socket.end(TOO_MANY_CONNECTIONS);
+      socket.destroySoon();
+      return;
+    }
+    open.set(peer, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(peer) ?? 1) - 1;
+      if (left > 0) open.set(peer, left);
+      else open.delete(peer);
+      if (left < max) warned.delete(peer);
+    });
+  });
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOptions, live: Map<string, Live>): Promise<void> {

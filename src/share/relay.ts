@@ -9,10 +9,10 @@
  * client's next start finds or starts a fresh one.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { ensurePrivateDir } from '../lib/stateDir.js';
+import { ensurePrivateDir, openPrivateAppend, readPrivateFile } from '../lib/stateDir.js';
 import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
 import { instanceOwner, instancePid } from './claim.js';
 import { socketPathProblem, type InstancePaths } from './paths.js';
@@ -60,14 +60,10 @@ function tryConnect(path: string): Promise<Socket | undefined> {
 /** Starts an instance in its own process group, detached from this one, its stderr to the log. */
 function startInstance(options: InstanceStart): void {
   const { paths } = options;
-  ensurePrivateDir(paths.dir);
+  ensurePrivateDir(paths.dir, paths.root);
+  const log = openPrivateAppend(paths.log);
   try {
-    if (statSync(paths.log).size > MAX_LOG_BYTES) truncateSync(paths.log, 0);
-  } catch {
-    // No log yet.
-  }
-  const log = openSync(paths.log, 'a', 0o600);
-  try {
+    if (fstatSync(log).size > MAX_LOG_BYTES) ftruncateSync(log, 0);
     spawn(process.execPath, [...options.instanceArgs], { detached: true, stdio: ['ignore', 'ignore', log], env: process.env }).unref();
   } finally {
     closeSync(log);
@@ -77,7 +73,7 @@ function startInstance(options: InstanceStart): void {
 /** The last lines of the instance's log, for a failure message, each made printable (they may quote an upstream). */
 function logTail(path: string): string {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-5).map((line) => printableLine(line, MAX_STATUS_LINE_CHARS)).join('\n');
+    return (readPrivateFile(path) ?? '').trimEnd().split('\n').slice(-5).map((line) => printableLine(line, MAX_STATUS_LINE_CHARS)).join('\n');
   } catch {
     return '';
   }
@@ -119,6 +115,8 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<Rela
   if (unusable) return { relayed: false, why: unusable };
   let socket: Socket | undefined;
   try {
+    // Before connecting: a socket in a folder someone else controls may be theirs, listening.
+    ensurePrivateDir(options.paths.dir, options.paths.root);
     socket = await reachInstance(options);
   } catch (error) {
     return { relayed: false, why: `the shared instance cannot be started: ${(error as Error).message}` };

@@ -8,65 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { UpstreamTool } from '../../src/catalog/types.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/types.js';
-import { GatewaySession, sessionSettings } from '../../src/gateway/session.js';
-import { UpstreamSubscriptions } from '../../src/gateway/subscriptions.js';
-import type { Shelf } from '../../src/gateway/types.js';
-import { Admission } from '../../src/schema/admit.js';
-import { jsonBytes } from '../../src/schema/measure.js';
-import { buildShelf } from '../../src/shelf.js';
-import type { TraceEvent } from '../../src/trace/events.js';
-import { silentLogger } from '../../src/trace/log.js';
-
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
-const FILES: UpstreamTool[] = [
-  { name: 'read_text_file', description: 'Read a text file from disk.', inputSchema: object({ path: { type: 'string' } }, ['path']) },
-  { name: 'write_file', description: 'Write a text file to disk.', inputSchema: object({ path: { type: 'string' }, content: { type: 'string' } }, ['path', 'content']) },
-];
-const MATH: UpstreamTool[] = [{ name: 'add', description: 'Add two numbers and return their sum.', inputSchema: object({ a: { type: 'number' }, b: { type: 'number' } }, ['a', 'b']) }];
-
-function configOf(json: unknown): Config {
-  const parsed = parseConfig(JSON.stringify(json), {}, '/');
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
-  return parsed.value;
-}
-
-const CONFIG = configOf({ mcpServers: { files: { command: 'x', tools: { read_text_file: { exposure: 'direct' } } }, math: { command: 'y' } } });
+import { GatewaySession } from '../../src/gateway/session.js';
+import type { UpstreamDirectory } from '../../src/gateway/types.js';
+import { FILES, inProcess, MATH, NO_DIRECTORY, object, settle } from './inProcess.js';
 
 /** A session over `listings` and a Client named `clientName` connected to it. */
-async function connect(clientName: string, listings = new Map([['files', FILES], ['math', MATH]])) {
-  let shelf: Shelf = buildShelf(CONFIG, listings, undefined);
-  const calls: string[] = [];
-  const events: TraceEvent[] = [];
-  const admission = new Admission();
-  const session = new GatewaySession({
-    id: 'test-session',
-    version: '0.0.0-test',
-    shelf: () => shelf,
-    caller: {
-      callTool: async (server, tool) => {
-        calls.push(`${server}/${tool}`);
-        return { kind: 'ok', result: { content: [{ type: 'text', text: `${server}/${tool} ran` }] } };
-      },
-    },
-    admit: (entry, args) => {
-      const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, args);
-      return verdict.ok ? { ok: true, args } : { ok: false, text: verdict.text };
-    },
-    trace: { record: (e) => void events.push(e), close: async () => undefined },
-    logger: silentLogger,
-    instructions: 'Use tool_search to find tools.',
-    settings: sessionSettings(CONFIG),
-    measure: (value) => ({ bytes: jsonBytes(value), tokens: Math.ceil(jsonBytes(value) / 4) }),
-    passthrough: {
-      directory: { capabilities: () => [], request: async () => ({ ok: false, error: { code: -32601, message: 'no upstream' } }) },
-      routes: { resources: new Map(), prompts: new Map(), templates: [] },
-      naming: { ...CONFIG.naming, prefixes: ['files', 'math'] },
-      prefixed: () => true,
-      upstreamSubscriptions: new UpstreamSubscriptions(async () => undefined),
-    },
-  });
+async function connect(clientName: string, listings = new Map([['files', FILES], ['math', MATH]]), directory: UpstreamDirectory = NO_DIRECTORY) {
+  const { options, calls, events, relist } = inProcess(listings, directory);
+  const session = new GatewaySession({ id: 'test-session', ...options });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await session.connect(serverSide);
   const client = new Client({ name: clientName, version: '1.0.0' });
@@ -82,7 +31,7 @@ async function connect(clientName: string, listings = new Map([['files', FILES],
     events,
     listChanged: () => listChanged,
     replaceShelf: (next: Map<string, UpstreamTool[]>) => {
-      shelf = buildShelf(CONFIG, next, undefined);
+      relist(next);
       session.catalogueChanged();
     },
     close: async () => {
@@ -91,9 +40,6 @@ async function connect(clientName: string, listings = new Map([['files', FILES],
     },
   };
 }
-
-/** Lets notifications in flight on the in-memory pair arrive. */
-const settle = () => new Promise((r) => setTimeout(r, 20));
 
 describe('GatewaySession (legacy era)', () => {
   it('an unnamed client lists the direct tools, then tool_search and call_tool, and gets the instructions', async () => {
@@ -163,6 +109,68 @@ describe('GatewaySession (legacy era)', () => {
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toMatch(/path/);
     expect(s.calls).toEqual([]);
+    await s.close();
+  });
+});
+
+describe('pass-through of resources and prompts (src/gateway/passthrough.ts)', () => {
+  /** Two upstreams with resources, one with prompts; records each request it was asked. */
+  function directory() {
+    const asked: string[] = [];
+    const resources: Record<string, { uri: string; name: string }[]> = { files: [{ uri: 'file:///notes/a.txt', name: 'a.txt' }], math: [{ uri: 'math://constants/pi', name: 'pi' }] };
+    const dir: UpstreamDirectory = {
+      capabilities: () => [
+        ['files', { resources: {} }],
+        ['math', { resources: {}, prompts: {} }],
+      ],
+      request: async (server, method, params) => {
+        asked.push(`${server} ${method} ${JSON.stringify(params ?? {})}`);
+        if (method === 'resources/list') return { ok: true, result: { resources: resources[server] ?? [] } };
+        if (method === 'resources/templates/list') return { ok: true, result: { resourceTemplates: [] } };
+        if (method === 'resources/read') return { ok: true, result: { contents: [{ uri: params?.uri, text: `${server} has ${String(params?.uri)}` }] } };
+        if (method === 'prompts/list') return { ok: true, result: { prompts: server === 'math' ? [{ name: 'explain', description: 'Explain a sum step by step.' }] : [] } };
+        if (method === 'prompts/get') return { ok: true, result: { messages: [{ role: 'user', content: { type: 'text', text: `${server}/${String(params?.name)}` } }] } };
+        return { ok: false, error: { code: -32601, message: `${method} not served` } };
+      },
+    };
+    return { dir, asked };
+  }
+
+  it('advertises only the capabilities some upstream has, lists every upstream resource, and reads each from its own upstream', async () => {
+    const { dir, asked } = directory();
+    const s = await connect('some-client', undefined, dir);
+    const caps = s.client.getServerCapabilities();
+    expect(caps?.resources).toBeDefined();
+    expect(caps?.prompts).toBeDefined();
+    expect(caps?.completions).toBeUndefined();
+    const listed = (await s.client.listResources()).resources;
+    expect(listed.map((r) => r.name).sort()).toEqual(['a.txt', 'pi']);
+    for (const resource of listed) {
+      const read = await s.client.readResource({ uri: resource.uri });
+      const owner = resource.name === 'pi' ? 'math' : 'files';
+      expect(read.contents[0]).toMatchObject({ uri: resource.uri });
+      expect((read.contents[0] as { text: string }).text).toMatch(new RegExp(`^${owner} has `));
+    }
+    expect(asked.filter((a) => a.includes('resources/read')).map((a) => a.split(' ')[0]).sort()).toEqual(['files', 'math']);
+    await s.close();
+  });
+
+  it('prompts are named as tools are (server__name) and got from their own upstream under its own name', async () => {
+    const { dir, asked } = directory();
+    const s = await connect('some-client', undefined, dir);
+    expect((await s.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['math__explain']);
+    const got = await s.client.getPrompt({ name: 'math__explain' });
+    expect(got.messages[0]?.content).toEqual({ type: 'text', text: 'math/explain' });
+    expect(asked.some((a) => a.startsWith('math prompts/get {"name":"explain"'))).toBe(true);
+    await expect(s.client.getPrompt({ name: 'math__nope' })).rejects.toThrow();
+    await s.close();
+  });
+
+  it('with no upstream offering them, resources and prompts are not advertised', async () => {
+    const s = await connect('some-client');
+    const caps = s.client.getServerCapabilities();
+    expect(caps?.resources).toBeUndefined();
+    expect(caps?.prompts).toBeUndefined();
     await s.close();
   });
 });
