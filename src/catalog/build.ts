@@ -105,7 +105,11 @@ export function buildCatalogue(
   return snapshot(entries, counts, naming, dropped, cleaned);
 }
 
-function snapshot(
+/**
+ * Freezes `entries` (sorted by qualified name) into a catalogue with its lookups. Used by
+ * {@link buildCatalogue} and by views (catalog/views.ts), which narrow a built catalogue.
+ */
+export function snapshot(
   entries: CatalogEntry[],
   counts: Map<string, ExposureCounts>,
   naming: { readonly collisions: readonly NameCollision[]; readonly given: GivenNames },

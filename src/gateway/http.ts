@@ -16,6 +16,7 @@ import type { Logger } from '../trace/log.js';
 import { allowedHostnames, clientUrl, hostOfHeader, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
+import { unknownViewText } from './views.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
 
 /** Largest accepted request body in bytes (4 MiB, the SDK transport's own limit). */
@@ -75,8 +76,10 @@ export interface HttpOptions {
   readonly token?: string;
   readonly idleMs?: number;
   readonly logger: Logger;
-  /** Makes a fresh session for a new HTTP session id. */
-  readonly createSession: (id: string) => GatewaySession;
+  /** Makes a fresh session for a new HTTP session id, on view `view` (undefined: the whole shelf; docs/views.md). */
+  readonly createSession: (id: string, view: string | undefined) => GatewaySession;
+  /** The views of the config applied now, served at `/mcp/NAME` (read per request: a reload may change them). */
+  readonly views?: () => readonly string[];
   /** Most sessions at once (default {@link MAX_SESSIONS}). */
   readonly maxSessions?: number;
   /** Most connections from one peer address at once (default {@link MAX_CONNECTIONS_PER_PEER}). */
@@ -90,7 +93,7 @@ export interface HttpOptions {
    * Serves a modern (2026-07-28) request, resolving false for a legacy one (issue #9, DESIGN §14):
    * modern requests have no session and are answered before the session logic.
    */
-  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<boolean>;
+  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | undefined) => Promise<boolean>;
   /**
    * Serves a path other than `/mcp` (the dashboard, docs/dashboard.md) after the Host and Origin checks,
    * resolving false for one it does not know (404). The dashboard asks for its own sessions: a browser
@@ -113,6 +116,8 @@ export interface HttpFront {
  */
 interface Live {
   readonly session: GatewaySession;
+  /** The view it was opened on: its id is unknown at any other path. */
+  readonly view: string | undefined;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** When its last request arrived (ms since epoch): the least recent idle one is evicted first. */
   lastSeen: number;
@@ -184,17 +189,24 @@ function limitPerPeer(server: HttpServer, max: number, logger: Logger): void {
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOptions, live: Map<string, Live>): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  if (url.pathname !== '/mcp') {
+  const route = mcpRoute(url.pathname);
+  if (!route) {
     const refused = options.dashboard ? originRefusal(req, options.host) : undefined;
     if (refused) return reply(res, refused.status, -32000, refused.message);
     if (options.dashboard && (await options.dashboard(req, res, url))) return;
-    return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp');
+    return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp, or /mcp/VIEW for a view of the config');
   }
   const refusal = checkRequest(req, options);
   if (refusal) {
     // RFC 6750 §3: a 401 names the scheme the client must use.
     if (refusal.status === 401) res.setHeader('www-authenticate', 'Bearer realm="toolshelf"');
     return reply(res, refusal.status, -32000, refusal.message);
+  }
+  const { view } = route;
+  // Past the Host, Origin and token checks: the view names are told only to who may use them.
+  if (view !== undefined) {
+    const known = options.views?.() ?? [];
+    if (!known.includes(view)) return reply(res, 404, -32000, `Not found: ${unknownViewText(view, known)}`);
   }
   const sessionId = header(req, 'mcp-session-id');
   let body: unknown;
@@ -204,11 +216,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     // The request's own id when it can be read (JSON-RPC 2.0 §5; issue #8 item 7).
     if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
-    if (options.modern && (await options.modern(req, res, body))) return;
+    if (options.modern && (await options.modern(req, res, body, view))) return;
   }
   if (sessionId) {
     const found = live.get(sessionId);
-    if (!found) return reply(res, 404, -32001, 'Session not found');
+    if (!found || found.view !== view) return reply(res, 404, -32001, 'Session not found');
     found.lastSeen = Date.now();
     found.open += 1;
     // Idle time counts from the end of its last exchange (a GET stream held for an hour included).
@@ -223,7 +235,22 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   if (live.size >= maxSessions && !evictIdle(live, options.logger)) {
     return reply(res, 503, -32000, `Too many sessions (${maxSessions}), each with a request or stream open; retry later or close one with DELETE /mcp`);
   }
-  await startSession(req, res, body, options, live);
+  await startSession(req, res, body, options, live, view);
+}
+
+/**
+ * The view an MCP path names: `/mcp` the whole shelf (view undefined), `/mcp/NAME` view NAME
+ * (percent-decoded); undefined for any other path.
+ */
+export function mcpRoute(pathname: string): { readonly view: string | undefined } | undefined {
+  if (pathname === '/mcp') return { view: undefined };
+  const match = /^\/mcp\/([^/]+)$/.exec(pathname);
+  if (!match) return undefined;
+  try {
+    return { view: decodeURIComponent(match[1]!) };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -241,12 +268,12 @@ function evictIdle(live: Map<string, Live>, logger: Logger): boolean {
   return true;
 }
 
-async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>): Promise<void> {
+async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>, view: string | undefined): Promise<void> {
   const id = randomUUID();
-  const session = options.createSession(id);
+  const session = options.createSession(id, view);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
-    onsessioninitialized: () => void live.set(id, { session, transport, lastSeen: Date.now(), open: 0 }),
+    onsessioninitialized: () => void live.set(id, { session, view, transport, lastSeen: Date.now(), open: 0 }),
   });
   transport.onclose = () => {
     live.delete(id);

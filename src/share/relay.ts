@@ -18,6 +18,7 @@ import { instanceOwner, instancePid } from './claim.js';
 import { socketPathProblem, type InstancePaths } from './paths.js';
 import { printableLine } from '../lib/printable.js';
 import { followStatus, MAX_STATUS_LINE_CHARS } from './status.js';
+import { helloLine } from './hello.js';
 
 /** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
 export const START_ATTEMPTS = 2;
@@ -43,6 +44,8 @@ export interface RelayOptions extends InstanceStart {
   readonly output: Writable;
   /** One line for the user on stderr. */
   readonly note: (line: string) => void;
+  /** The view the client chose (docs/views.md), told to the instance in a hello line (hello.ts) before any byte of the client's. */
+  readonly view?: string;
 }
 
 /** Connects to `path`; resolves with the socket or undefined when nothing listens there. */
@@ -145,6 +148,7 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<Rela
       if (!clientEnded) options.note('toolshelf: the shared instance went away; the next start replaces it');
       resolve(clientEnded ? 0 : 1);
     });
+    if (options.view !== undefined) socket.write(helloLine({ view: options.view }));
     options.input.pipe(socket, { end: false });
     socket.pipe(options.output, { end: false });
   });
