@@ -58,7 +58,7 @@ export function viewCatalogue(base: Catalogue, view: ViewConfig, separator: stri
     if (tally) tally[exposure] += 1;
     if (exposure !== 'hidden') entries.push(exposure === entry.exposure ? entry : { ...entry, exposure });
   }
-  return snapshot(entries, counts, { collisions: [], given: base.names }, []);
+  return snapshot(entries, counts, { collisions: [], given: base.names }, [], base.cleaned);
 }
 
 /**
