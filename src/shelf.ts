@@ -14,6 +14,8 @@ import type { HostRanker } from './discovery/hostRanker.js';
 import { rankerCatalogueOf } from './discovery/hostRanker.js';
 import { describeToolSearch } from './discovery/manifest.js';
 import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
+import { buildFloodGuard } from './discovery/diversify.js';
+import { oversizedServerWarnings } from './discovery/flooding.js';
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
 import { buildSearchIndex, type SearchHit } from './discovery/searchIndex.js';
@@ -36,6 +38,8 @@ export interface BuiltShelf extends ViewShelf {
   readonly manifestWarnings: readonly string[];
   /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
   readonly ruleWarnings: readonly string[];
+  /** Servers that bring far more searchable tools than the others (discovery/flooding.ts). */
+  readonly floodWarnings: readonly string[];
 }
 
 /** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
@@ -60,7 +64,12 @@ export function buildShelf(
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
   const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
   const { shelf, manifestWarnings } = shelfOver(catalogue, config, host, memo);
-  return { ...shelf, manifestWarnings, ruleWarnings: [...ruleWarnings(config, toolsByServer), ...viewWarnings(config, catalogue)] };
+  return {
+    ...shelf,
+    manifestWarnings,
+    ruleWarnings: [...ruleWarnings(config, toolsByServer), ...viewWarnings(config, catalogue)],
+    floodWarnings: oversizedServerWarnings(catalogue.deferred),
+  };
 }
 
 /**
@@ -88,6 +97,7 @@ function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker
     ...(host ? { host } : {}),
     catalogue: rankerCatalogueOf(catalogue.deferred),
     timeoutMs: config.discovery.rankerTimeoutMs,
+    guard: buildFloodGuard(catalogue.deferred),
   };
   const manifests = new Map<number | undefined, string>();
   const tokenBudget = manifestBudget(config.discovery.manifestTokenBudget, catalogue.deferred);
@@ -188,6 +198,7 @@ export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<st
   const lines = [
     ...shelf.manifestWarnings.map((w) => `manifest: ${w}`),
     ...shelf.ruleWarnings,
+    ...shelf.floodWarnings,
     ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: ${d.reason}`),
     ...shelf.catalogue.entries.flatMap((e) => e.projected.leftOut.map((why) => `upstream "${e.server}": tool ${e.upstreamName}: ${why}`)),
     ...[...shelf.catalogue.cleaned].map(([server, removed]) => cleanedWarning(server, `its tools' text`, removed)),
