@@ -9,10 +9,11 @@ import type { CatalogEntry } from '../catalog/types.js';
 import { suggestNames } from '../discovery/suggest.js';
 import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
-import { errorResult, resultFromOutcome, unknownToolResult } from './results.js';
+import { errorResult, lackedResult, resultFromOutcome, unknownToolResult } from './results.js';
 import { searchResult } from './searchAnswer.js';
 import type { Admit, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
+import { ClientLacksCapability } from '../upstream/relay.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {
@@ -120,9 +121,10 @@ async function callByName(
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
   // The last progress notification sent to the client, settled or not: the result goes after it.
   let progressSent: Promise<unknown> | undefined;
+  const lacked = new Set<string>();
   const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
     signal: extra.mcpReq.signal,
-    ...(ctx.origin ? { origin: ctx.origin } : {}),
+    ...(ctx.origin ? { origin: noting(ctx.origin, lacked) } : {}),
     ...(Object.keys(meta).length > 0 ? { meta } : {}),
     ...(progressToken !== undefined
       ? {
@@ -135,9 +137,25 @@ async function callByName(
   // An upstream may send its last progress and its result in one write; the client must see them in
   // that order (MCP spec, Utilities › Progress: no progress after the response).
   if (progressSent) await progressSent;
-  const { result, failure } = resultFromOutcome(outcome, entry);
+  const shaped = resultFromOutcome(outcome, entry);
+  const { result, failure } = lacked.size > 0 && shaped.result.isError === true ? { result: lackedResult(entry, [...lacked]), failure: 'client_capability' } : shaped;
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };
+}
+
+/**
+ * `origin`, its `ask` noting in `lacked` each capability the client was found to lack
+ * ({@link ClientLacksCapability}): the upstream still gets the refusal and decides what to do.
+ */
+function noting(origin: RequestOrigin, lacked: Set<string>): RequestOrigin {
+  return {
+    ...origin,
+    ask: (method, params, signal, key) =>
+      origin.ask(method, params, signal, key).catch((error: unknown) => {
+        if (error instanceof ClientLacksCapability) lacked.add(error.capability);
+        throw error;
+      }),
+  };
 }
 
 function unknown(name: string, ctx: DispatchContext): CallToolResult {
