@@ -14,10 +14,13 @@ import type { ModernFront } from './gateway/modern/front.js';
 import type { SocketFront } from './gateway/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession, SessionOptions } from './gateway/session.js';
-import type { Admit, UpstreamCaller } from './gateway/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Admit, CheckOutput, UpstreamCaller } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
 import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
 import type { Admission } from './schema/admit.js';
+import type { OutputCheck } from './schema/output.js';
+import { printableLine } from './lib/printable.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
@@ -90,6 +93,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     import('./gateway/http.js'),
     import('./gateway/stdio.js'),
     import('./schema/admit.js'),
+    import('./schema/output.js'),
     import('./gateway/instructions.js'),
     import('./gateway/modern/front.js'),
     import('./gateway/subscriptions.js'),
@@ -122,6 +126,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     { serveHttp, maxSessionsFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },
+    { OutputCheck },
     { gatewayInstructions, upstreamInstructions },
     { createModernFront },
     { UpstreamSubscriptions },
@@ -130,6 +135,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Upstream resource subscriptions, held by clients of both eras (issue #9 point 3).
   const upstreamSubscriptions = new UpstreamSubscriptions((method, uri) => forwardSubscription(pool, routes, method, uri));
   const admit = admitter(opened.config, new Admission(), logger);
+  const checkOutput = outputChecker(new OutputCheck(), logger);
   // The pool, plus why a name of an upstream that is not up is unknown (its tools are missing).
   const caller: UpstreamCaller = {
     callTool: (server, tool, args, callOptions) => pool.callTool(server, tool, args, callOptions),
@@ -174,6 +180,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       shelf: opened.current,
       caller,
       admit,
+      checkOutput,
       trace: options.trace,
       logger,
       measure: (value) => {
@@ -278,6 +285,23 @@ function admitter(config: () => Config, admission: Admission, logger: Logger): A
     const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, forwarded);
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
     return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
+  };
+}
+
+/**
+ * The output check (schema/output.ts) with one warning per tool whose result broke the outputSchema
+ * the client was given: the client gets the content and a note, the log says which tool.
+ */
+function outputChecker(check: OutputCheck, logger: Logger): CheckOutput {
+  const warned = new Set<string>();
+  return (entry, result) => {
+    const verdict = check.check(entry.projected.fields.outputSchema, result);
+    if (verdict.ok) return result;
+    if (!warned.has(entry.qualifiedName)) {
+      warned.add(entry.qualifiedName);
+      logger.warn(printableLine(`${entry.qualifiedName}: ${verdict.mismatch}; forwarded as an isError with its content and a note (logged once per tool)`, 500));
+    }
+    return verdict.result as CallToolResult;
   };
 }
 

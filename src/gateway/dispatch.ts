@@ -11,7 +11,7 @@ import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
 import { errorResult, lackedResult, resultFromOutcome, unknownToolResult } from './results.js';
 import { searchResult } from './searchAnswer.js';
-import type { Admit, Shelf, UpstreamCaller } from './types.js';
+import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import { ClientLacksCapability } from '../upstream/relay.js';
 
@@ -30,6 +30,8 @@ export interface DispatchContext {
   readonly shelf: Shelf;
   readonly caller: UpstreamCaller;
   readonly admit: Admit;
+  /** Checks a result against the outputSchema the client was given (none: forwarded as it is). */
+  readonly checkOutput?: CheckOutput;
   readonly trace: TraceSink;
   readonly settings: DispatchSettings;
   readonly callToolEnabled: boolean;
@@ -138,7 +140,13 @@ async function callByName(
   // that order (MCP spec, Utilities › Progress: no progress after the response).
   if (progressSent) await progressSent;
   const shaped = resultFromOutcome(outcome, entry);
-  const { result, failure } = lacked.size > 0 && shaped.result.isError === true ? { result: lackedResult(entry, [...lacked]), failure: 'client_capability' } : shaped;
+  const checked = ctx.checkOutput && outcome.kind === 'ok' ? ctx.checkOutput(entry, shaped.result) : shaped.result;
+  const { result, failure } =
+    lacked.size > 0 && shaped.result.isError === true
+      ? { result: lackedResult(entry, [...lacked]), failure: 'client_capability' }
+      : checked !== shaped.result
+        ? { result: checked, failure: 'output_mismatch' }
+        : shaped;
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };
 }

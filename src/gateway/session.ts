@@ -19,7 +19,7 @@ import type { LaneTarget } from './callLane.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import type { Config } from '../config/types.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
-import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
+import type { Admit, CheckOutput, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
 import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../upstream/relay.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
@@ -71,6 +71,8 @@ export interface SessionOptions {
   readonly shelf: () => Shelf;
   readonly caller: UpstreamCaller;
   readonly admit: Admit;
+  /** Checks each result against the outputSchema the client was given (schema/output.ts). */
+  readonly checkOutput?: CheckOutput;
   readonly trace: TraceSink;
   readonly logger: Logger;
   /** The initialize `instructions` (default {@link SHELF_INSTRUCTIONS}; with upstream ones, see instructions.ts). */
@@ -255,6 +257,7 @@ export class GatewaySession {
       shelf: this.options.shelf(),
       caller: this.options.caller,
       admit: this.options.admit,
+      ...(this.options.checkOutput ? { checkOutput: this.options.checkOutput } : {}),
       trace: this.options.trace,
       settings: { ...this.options.settings, discoveryEnabled: search },
       callToolEnabled: callTool,

@@ -179,8 +179,8 @@ function withNumericBounds(schema: JsonObject): JsonObject {
   return copy;
 }
 
-/** ajv errors → one violation each, with `anyOf`/`oneOf` type alternatives folded into one line. */
-function describeErrors(errors: readonly ErrorObject[]): Violation[] {
+/** ajv errors → one violation each (`path` a JSON pointer into the checked value), with `anyOf`/`oneOf` type alternatives folded into one line. */
+export function describeErrors(errors: readonly ErrorObject[]): Violation[] {
   const folded = new Set<ErrorObject>();
   const violations: Violation[] = [];
   for (const e of errors) {
