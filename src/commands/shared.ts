@@ -22,6 +22,14 @@ const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const INSTANCE_START_WAIT_MS = 60_000;
 
 /**
+ * Node flags of the shared instance. `--max-semi-space-size=2` (MiB) keeps V8's young generation
+ * small: left to grow to its default 16 MiB per semi-space it held 32 MiB of a 93 MiB instance that
+ * had 2 MiB of young objects live, for a few more scavenges while a catalogue is built
+ * (docs/performance.md, "Memory").
+ */
+export const INSTANCE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
+
+/**
  * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
  * starting it when needed. Returns the exit code, or why no instance could be reached (stdin unread).
  */
@@ -30,7 +38,7 @@ export function relayShared(configFile: { path: string; text: string }, logLevel
   const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
   return relayToSharedInstance({
     paths,
-    instanceArgs: [CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket],
+    instanceArgs: [...INSTANCE_NODE_FLAGS, CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket],
     startWaitMs: INSTANCE_START_WAIT_MS,
     input: process.stdin,
     output: process.stdout,

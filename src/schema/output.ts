@@ -10,12 +10,11 @@
  * Source: MCP spec, Server features › Tools › Output schema ("Clients SHOULD validate structured results
  * against this schema"); the SDK's AjvJsonSchemaValidator (dialects, formats).
  */
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, Options, ValidateFunction } from 'ajv';
 import { addFormats } from '@modelcontextprotocol/client/validators/ajv';
 import type { JsonObject } from '../catalog/types.js';
 import { describeErrors } from './admit.js';
+import { newAjv, type Dialect } from './ajvEngines.js';
 import { boundedRegExp } from './boundedRegExp.js';
 import type { Violation } from './types.js';
 import { isObject } from './walk.js';
@@ -41,7 +40,6 @@ const MAX_LISTED = 4;
 /** The note's longest mismatch text, in UTF-16 code units. */
 const MAX_NOTE_CHARS = 600;
 
-type Dialect = '2020-12' | '2019-09' | 'draft-07';
 type Compiled = { readonly validate: ValidateFunction } | { readonly error: string };
 
 /** What to do with a result: forward it as it is, or forward `result` in its place (`mismatch` says why, for the log). */
@@ -115,7 +113,7 @@ export class OutputCheck {
   private engine(dialect: Dialect): Ajv {
     let engine = this.engines.get(dialect);
     if (engine === undefined) {
-      engine = dialect === '2020-12' ? new Ajv2020(OUTPUT_OPTIONS) : dialect === '2019-09' ? new Ajv2019(OUTPUT_OPTIONS) : new Ajv(OUTPUT_OPTIONS);
+      engine = newAjv(dialect, OUTPUT_OPTIONS);
       addFormats(engine as never);
       this.engines.set(dialect, engine);
     }
