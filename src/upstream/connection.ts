@@ -181,6 +181,11 @@ export class UpstreamConnection {
     }
   }
 
+  /** The protocol era this upstream speaks, once a connect or the cache told it. */
+  get era(): EraVerdict['era'] | undefined {
+    return this.verdict?.era;
+  }
+
   /** Whether this upstream starts on first use and stops when idle (issue #11 point 2). */
   get lazy(): boolean {
     return this.server.lazy ?? this.options.lazyDefaults?.().lazy ?? false;
@@ -628,6 +633,14 @@ export class UpstreamConnection {
   /** What a call made with `options` needs to know about this connection (calls.ts). */
   private callContext(options: CallOptions): CallContext {
     return { server: this.server, isCurrent: (sent) => sent === this.client, retryInMs: () => this.retryInMs(), clientActiveAt: () => this.calls.clientActiveAt(options.origin) };
+  }
+
+  /**
+   * Begins a browser sign-in the user asked for (the dashboard), when this upstream waits for one;
+   * undefined when it does not. Resolves true once signed in (the connection then starts again).
+   */
+  signInNow(): Promise<boolean> | undefined {
+    return this.status === 'needs_sign_in' ? this.signIn?.signInNow() : undefined;
   }
 
   /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
