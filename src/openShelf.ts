@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileManifestMemo } from './discovery/manifestMemo.js';
 import { ListingCache } from './upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from './upstream/pool.js';
+import type { SemanticEngine } from './discovery/semantic/engine.js';
 import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
 
 /**
@@ -115,6 +116,8 @@ export interface ShelfHooks {
    * shortly after it began serving; upstream/connection.ts `open`); at once without it.
    */
   readonly cachedStartGate?: Promise<void>;
+  /** The serving gateway's sentence encoder (docs/search.md): each shelf built is handed to it. */
+  readonly semantic?: SemanticEngine;
 }
 
 /**
@@ -125,7 +128,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
@@ -156,7 +159,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {
     clearTimeout(rebuildTimer);
-    await pool.close();
+    await Promise.all([pool.close(), semantic?.close()]);
     process.removeListener('exit', exitKill);
   };
   const waitMs = waitForEveryStart ? undefined : startupWaitMs(process.env);
@@ -167,7 +170,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo);
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic);
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
@@ -176,7 +179,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   logShelfWarnings(shelf, logger, warned);
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, semantic);
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
       logger.warn(`name "${c.name}" stays with server "${c.servers[0]}" (tool "${c.tools[0]}"); server "${c.servers[1]}"'s tool "${c.tools[1]}" is served as "${c.given}"`);

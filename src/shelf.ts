@@ -16,6 +16,7 @@ import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discove
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
 import { buildSearchIndex } from './discovery/searchIndex.js';
+import type { SemanticEngine } from './discovery/semantic/engine.js';
 import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
@@ -39,6 +40,7 @@ export interface ShelfMemo {
  * Builds the catalogue (exposure, names, projected schemas) and, over its deferred tools, the BM25
  * index and the manifest. The manifest is rendered once per distinct client description limit, or
  * read from `memo` when this catalogue was rendered before (issue #11: no tokenizer at start).
+ * `semantic`, the serving gateway's encoder, is told the new catalogue to embed (docs/search.md).
  * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
  */
 export function buildShelf(
@@ -47,6 +49,7 @@ export function buildShelf(
   host: Result<HostRanker, string> | undefined,
   previous?: Catalogue,
   memo?: ShelfMemo,
+  semantic?: SemanticEngine,
 ): BuiltShelf {
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
   const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
@@ -57,6 +60,8 @@ export function buildShelf(
     ...(host ? { host } : {}),
     catalogue: rankerCatalogueOf(catalogue.deferred),
     timeoutMs: config.discovery.rankerTimeoutMs,
+    // Off (`discovery.semantic: false`) or no engine (inspect, search): BM25 alone, as before.
+    ...(semantic && config.discovery.semantic ? { semantic: semantic.track(catalogue.deferred) } : {}),
   };
   const manifests = new Map<number | undefined, string>();
   const tokenBudget = manifestBudget(config.discovery.manifestTokenBudget, catalogue.deferred);

@@ -22,6 +22,9 @@ import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
 import type { TraceSink } from './trace/events.js';
+import { SemanticEngine } from './discovery/semantic/engine.js';
+import { workerEmbedder, MODEL_ID } from './discovery/semantic/embedder.js';
+import { vectorCacheFile } from './discovery/semantic/vectorCache.js';
 import type { Logger } from './trace/log.js';
 
 /** Start options. Times in ms. */
@@ -98,8 +101,12 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Eager upstreams served from the cached catalogue wait until the gateway has served a moment (see CACHED_START_DELAY_MS).
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
+  // The sentence encoder (docs/search.md): its worker and model load once the first tools/list is served.
+  const semantic = new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
+  const trace = startingOnFirstList(options.trace, semantic);
   const opened = await openShelf(config, logger, options.version, {
     cachedStartGate,
+    semantic,
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
       modern?.catalogueChanged();
@@ -174,7 +181,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       shelf: opened.current,
       caller,
       admit,
-      trace: options.trace,
+      trace,
       logger,
       measure: (value) => {
         const bytes = jsonBytes(value);
@@ -265,6 +272,20 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   setTimeout(openGate, CACHED_START_DELAY_MS).unref();
   const started = opened.pool.startsEnded().then(() => (shuttingDown ? undefined : opened.summary()));
   return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), started, shutdown, closed };
+}
+
+/**
+ * `sink`, starting `semantic` when the first tools/list has been answered (its `tools_advertised`
+ * event): the model's load and the first embeddings never compete with the start or the first list.
+ */
+function startingOnFirstList(sink: TraceSink, semantic: SemanticEngine): TraceSink {
+  return {
+    record(event) {
+      sink.record(event);
+      if (event.event === 'tools_advertised') semantic.start();
+    },
+    close: () => sink.close(),
+  };
 }
 
 /**
