@@ -5,8 +5,12 @@
 // share, ratio and coverage; deprecated penalty); in-process latency of a search (ranking + strong
 // rule), an index rebuild and a manifest render at 100, 1,000 and 10,000 tools. Catalogues past the
 // shared ones are renamed copies.
+// Semantic ranking (bench/semantic.mjs): 2-fold CV of the fusion weight, quality with and without
+// the encoder, latency and memory with it. Its first run embeds every tool and query of the sets
+// and catalogues (minutes); vectors are cached in node_modules/.cache/toolshelf-bench.
 // Run after a build: `npm run bench:search` (or `npx tsc -p tsconfig.json && node bench/search.mjs`).
-// Prints markdown tables to stdout.
+// `BENCH_SIZES=100,1000` limits the catalogue sizes (default 100,1000,10000); `BENCH_SEMANTIC=0`
+// skips the encoder. Prints markdown tables to stdout.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { evaluate } from '../dist/commands/eval.js';
@@ -17,6 +21,7 @@ import { groupsOf, summarise } from '../dist/discovery/metrics.js';
 import { buildSearchIndex, DEPRECATED_PENALTY } from '../dist/discovery/searchIndex.js';
 import { DEFAULT_STRENGTH_RULE, judge, relativeTop } from '../dist/discovery/strength.js';
 import { noMatchNote, searchResult } from '../dist/gateway/searchAnswer.js';
+import { semanticCostTables, semanticQualityTables } from './semantic.mjs';
 
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 if (!existsSync(DATA)) {
@@ -44,6 +49,7 @@ function fullSchemaAnswer(entries, query) {
   return { content: [{ type: 'text', text: JSON.stringify({ tools }) }], structuredContent: { tools } };
 }
 
+const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 const bytesOf = (value) => Buffer.byteLength(JSON.stringify(value));
 const quantile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -220,7 +226,7 @@ function latencyTable() {
     '| tools | search p50 ms | search p99 ms | rebuild p50 ms | rebuild p99 ms | manifest p50 ms (level) |',
     '|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const size of [100, 1000, 10000]) {
+  for (const size of SIZES) {
     const entries = catalogue(size);
     const rebuildRuns = size >= 10000 ? 5 : 20;
     const rebuild = percentiles(Array.from({ length: rebuildRuns }, () => time(() => buildSearchIndex(entries).search('', 1))));
@@ -249,3 +255,15 @@ console.log(`\n## strong rule and deprecated penalty, 2-fold cross-validation ov
 console.log(crossValidationTables(sets).join('\n'));
 console.log(`\n## tool_search latency (in-process, limit 5, ${process.version}, this machine)\n`);
 console.log(latencyTable().join('\n'));
+if (process.env.BENCH_SEMANTIC !== '0') {
+  console.log(`\n## semantic ranking: fusion weight by 2-fold cross-validation, dev figures with and without the encoder\n`);
+  console.log((await semanticQualityTables(sets)).join('\n'));
+  const bundledFile = fileURLToPath(new URL('../test/fixtures/catalogs/bundled.json', import.meta.url));
+  const bundled = Object.entries(JSON.parse(readFileSync(bundledFile, 'utf8'))).flatMap(([server, tools]) => tools.map((tool) => toCatalogEntry({ ...tool, name: `${server}__${tool.name}` })));
+  const queries = [
+    ...parseQueries(read('retrieval/livemcpbench/queries.jsonl')).items,
+    ...parseQueries(read('retrieval/metatool/queries.jsonl')).items.slice(0, 200),
+  ].map((query) => query.query);
+  console.log(`\n## semantic ranking: cost (in-process, limit 5, ${process.version}, this machine)\n`);
+  console.log((await semanticCostTables(catalogue, queries, bundled, SIZES)).join('\n'));
+}
