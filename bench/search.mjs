@@ -86,6 +86,43 @@ function answerTable(sets) {
   return lines;
 }
 
+/**
+ * The bundled config's deferred tools (servers.config.json's direct and hidden tools left out), from
+ * their captured tools/list (test/fixtures/catalogs/bundled.json).
+ */
+function bundledDeferred() {
+  const root = new URL('../', import.meta.url);
+  const config = JSON.parse(readFileSync(new URL('servers.config.json', root), 'utf8'));
+  const tools = JSON.parse(readFileSync(new URL('test/fixtures/catalogs/bundled.json', root), 'utf8'));
+  return Object.entries(tools).flatMap(([server, list]) =>
+    list
+      .filter((tool) => (config.mcpServers[server]?.tools?.[tool.name]?.exposure ?? 'deferred') === 'deferred')
+      .map((tool) => toCatalogEntry({ ...tool, name: `${server}__${tool.name}` })),
+  );
+}
+
+/** Answer bytes over the everyday requests (bench/fixtures/everyday.json) on the bundled config's deferred tools, BM25 ranking. */
+function everydayAnswerLines() {
+  const entries = bundledDeferred();
+  const index = buildSearchIndex(entries);
+  const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
+  const requests = JSON.parse(readFileSync(new URL('fixtures/everyday.json', import.meta.url), 'utf8'));
+  const old = [];
+  const now = [];
+  for (const { query } of requests) {
+    const ranked = index.rank(query, 5);
+    const matched = ranked.hits.map((hit) => byName.get(hit.name));
+    old.push(bytesOf(fullSchemaAnswer(matched, query)));
+    now.push(bytesOf(searchResult(matched, query, judge(ranked).strong)));
+  }
+  const ratios = old.map((bytes, i) => now[i] / bytes);
+  return [
+    '',
+    `Everyday requests (bench/fixtures/everyday.json, ${requests.length}) on the bundled config's ${entries.length} deferred tools: full-schema answer p50 ${int(quantile(old, 0.5))} B, ` +
+      `compact p50 ${int(quantile(now, 0.5))} B: ${f2((100 * quantile(now, 0.5)) / quantile(old, 0.5))}% (median of the per-request ratios ${f2(100 * quantile(ratios, 0.5))}%).`,
+  ];
+}
+
 /** One 2-fold cross-validation as table rows: the value each fold chose, its objective there and on the other fold. */
 function cvRows(label, choices, show) {
   return choices.map((c) => `| ${label} | ${c.tunedOn} | ${show(c.value)} | ${f3(c.tuned)} | ${c.tunedOn === 'A' ? 'B' : 'A'}: ${f3(c.held)} |`);
@@ -250,7 +287,7 @@ console.log(`## tool_search quality (shared/data/retrieval)\n`);
 console.log(qualityTable().join('\n'));
 const sets = retrievalSets();
 console.log(`\n## tool_search answers (limit 5, shared/data/retrieval, same catalogue and ranking)\n`);
-console.log(answerTable(sets).join('\n'));
+console.log([...answerTable(sets), ...everydayAnswerLines()].join('\n'));
 console.log(`\n## strong rule and deprecated penalty, 2-fold cross-validation over query ids\n`);
 console.log(crossValidationTables(sets).join('\n'));
 console.log(`\n## tool_search latency (in-process, limit 5, ${process.version}, this machine)\n`);

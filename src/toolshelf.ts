@@ -81,6 +81,13 @@ export interface Running {
  */
 export const CACHED_START_DELAY_MS = 500;
 
+/**
+ * Environment variable that, set to `0`, keeps the sentence encoder out of this process whatever the
+ * config says: tool_search ranks by BM25 alone, as with `discovery.semantic: false` (docs/search.md).
+ * The test suite sets it, so only the tests of semantic ranking pay for the model.
+ */
+export const SEMANTIC_ENV = 'TOOLSHELF_SEMANTIC';
+
 /** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
@@ -102,11 +109,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
   // The sentence encoder (docs/search.md): its worker and model load once the first tools/list is served.
-  const semantic = new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
-  const trace = startingOnFirstList(options.trace, semantic);
+  const semantic = process.env[SEMANTIC_ENV] === '0' ? undefined : new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
+  const trace = semantic ? startingOnFirstList(options.trace, semantic) : options.trace;
   const opened = await openShelf(config, logger, options.version, {
     cachedStartGate,
-    semantic,
+    ...(semantic ? { semantic } : {}),
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
       modern?.catalogueChanged();

@@ -73,6 +73,8 @@ describe('semantic ranking on the bundled servers without keywords', () => {
   let trace: string;
 
   beforeAll(async () => {
+    // The suite keeps the encoder off (test/helpers/stateDir.setup.ts); this file is about it.
+    delete process.env.TOOLSHELF_SEMANTIC;
     const config = bundledWithoutKeywords();
     trace = config.trace;
     gateway = await startStdio(config.path, ['--trace', trace]);
