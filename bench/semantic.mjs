@@ -3,7 +3,7 @@
 // first run embeds), 2-fold cross-validation of the fusion weight α, quality with and without the
 // encoder, search latency, RSS and index times.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crossValidate, foldOf, grid } from '../dist/discovery/calibrate.js';
@@ -56,7 +56,8 @@ async function prepare(sets, embedder) {
 }
 
 const fused = (row, alpha, k) => fuseRanking({ bm25: row.ranked.hits, exact: row.ranked.exact, cosine: row.cosine, alpha }, k).map((h) => h.name);
-const recall5 = (rows, alpha) => (rows.length === 0 ? 0 : summarise(rows.map((r) => r.query), [5], (q) => fused(rows.find((r) => r.query === q), alpha, 10)).recall[5]);
+/** Rows of one set by query text (`summarise` ranks by the text). */
+const byText = (rows) => new Map(rows.map((row) => [row.query.query, row]));
 
 /** α by 2-fold CV (objective: mean Recall@5 of the two sets), and dev figures with and without the encoder. */
 export async function semanticQualityTables(sets) {
@@ -65,9 +66,10 @@ export async function semanticQualityTables(sets) {
   const prepared = await prepare(sets, embedder);
   await embedder.close();
   const prepMs = performance.now() - started;
-  // Per row lookups: the objective is called for many α.
-  const byQuery = new Map(prepared.flat().map((row) => [row.query, row]));
-  const recall = (rows, alpha) => (rows.length === 0 ? 0 : summarise(rows.map((r) => r.query), [5], (q) => fused(byQuery.get(q), alpha, 10)).recall[5]);
+  const recall = (rows, alpha) => {
+    const rowOf = byText(rows);
+    return rows.length === 0 ? 0 : summarise(rows.map((r) => r.query), [5], (q) => fused(rowOf.get(q), alpha, 10)).recall[5];
+  };
   const choices = crossValidate(prepared, grid(0, 1, 0.05), recall);
   const lines = [
     `Fusion: max-normalised BM25 + α × z-scored cosine; shipped α = ${DEFAULT_ALPHA}. Objective: mean Recall@5 of the two sets. (Vectors ready in ${(prepMs / 1000).toFixed(1)} s, from the bench cache when present.)`,
@@ -81,6 +83,7 @@ export async function semanticQualityTables(sets) {
   ];
   prepared.forEach((rows) => {
     const name = rows[0]?.set;
+    const byQuery = byText(rows);
     for (const [label, alpha] of [['BM25 alone', 0], [`BM25 + encoder, α ${DEFAULT_ALPHA}`, DEFAULT_ALPHA]]) {
       const m = summarise(rows.map((r) => r.query), [1, 5, 10], (q) => (alpha === 0 ? byQuery.get(q).ranked.hits.slice(0, 10).map((h) => h.name) : fused(byQuery.get(q), alpha, 10)));
       let cv = '';
@@ -96,6 +99,7 @@ export async function semanticQualityTables(sets) {
     }
   });
   const rrf = prepared.map((rows) => {
+    const byQuery = byText(rows);
     const r = summarise(rows.map((x) => x.query), [5], (q) => {
       const row = byQuery.get(q);
       const byCos = [...row.cosine].sort((a, b) => b[1] - a[1]).map(([n]) => n);
@@ -134,8 +138,8 @@ export async function semanticCostTables(catalogue, queries, bundled, sizes) {
   const rssOff = process.memoryUsage().rss;
   const dir = mkdtempSync(join(tmpdir(), 'toolshelf-bench-'));
   const lines = [
-    '| tools | search p50 ms (BM25) | p99 | search p50 ms (with encoder) | p99 |',
-    '|---:|---:|---:|---:|---:|',
+    '| tools | search p50 ms (BM25) | p99 | search p50 ms (with encoder) | p99 | CPU ms per search with encoder (all threads) |',
+    '|---:|---:|---:|---:|---:|---:|',
   ];
   // One embedder for the whole run: the model loads once, like in a gateway.
   const embedder = workerEmbedder();
@@ -149,8 +153,10 @@ export async function semanticCostTables(catalogue, queries, bundled, sizes) {
     if (size === sizes[0]) {
       await embedder.embed(['warm up'], 600_000);
       loadedRss = process.memoryUsage().rss;
+      const cpu = process.cpuUsage();
       const ms = await time(() => embedder.embed(fresh.slice(0, 32), 600_000));
-      perTool = `${(ms / 32).toFixed(1)} ms per tool (batch of 32, texts cut at 300 characters)`;
+      const used = process.cpuUsage(cpu);
+      perTool = `${(ms / 32).toFixed(1)} ms per tool wall, ${((used.user + used.system) / 1000 / 32).toFixed(1)} ms CPU (batch of 32, texts cut at 300 characters)`;
     }
     const vectors = await vectorsFor(texts, embedder);
     const file = join(dir, `v${size}.json`);
@@ -165,8 +171,11 @@ export async function semanticCostTables(catalogue, queries, bundled, sizes) {
     for (const q of queries.slice(0, 30)) await rankTools({ ...base, semantic: scorer }, q, 5);
     for (const q of queries) plain.push(await time(() => rankTools(base, q, 5)));
     // Distinct queries, none memoised: each pays its query embedding.
+    const cpu = process.cpuUsage();
     for (const q of queries.slice(30)) hybrid.push(await time(() => rankTools({ ...base, semantic: scorer }, q, 5)));
-    lines.push(`| ${size.toLocaleString('en-US')} | ${f3(pct(plain, 0.5))} | ${f3(pct(plain, 0.99))} | ${f3(pct(hybrid, 0.5))} | ${f3(pct(hybrid, 0.99))} |`);
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000 / hybrid.length;
+    lines.push(`| ${size.toLocaleString('en-US')} | ${f3(pct(plain, 0.5))} | ${f3(pct(plain, 0.99))} | ${f3(pct(hybrid, 0.5))} | ${f3(pct(hybrid, 0.99))} | ${cpuMs.toFixed(1)} |`);
   }
   const indexedRss = process.memoryUsage().rss;
   // First start of the bundled catalogue (empty cache), then a start from that cache.
@@ -187,6 +196,7 @@ export async function semanticCostTables(catalogue, queries, bundled, sizes) {
   return [
     ...lines,
     '',
+    `Load average while measuring: ${loadavg().map((n) => n.toFixed(1)).join(', ')} (${cpus().length} cores): wall times on a loaded machine are waits for a core; the CPU column is the work.`,
     `Index time: ${perTool}.`,
     `RSS of this process: encoder off ${mib(rssOff)} MiB; model loaded ${mib(loadedRss)} MiB (+${mib(loadedRss - rssOff)}); after indexing ${sizes.map((s) => s.toLocaleString('en-US')).join(' + ')} tools ${mib(indexedRss)} MiB.`,
     `Bundled config (${bundled.length} deferred tools): first start embeds ${firstCount} tools in ${(firstMs / 1000).toFixed(2)} s (model load included); a start from that cache embeds ${embedded} in ${againMs.toFixed(0)} ms.`,
