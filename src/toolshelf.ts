@@ -250,6 +250,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         clients: [...sessions.values()].map((s) => ({ session: s.id, ...(s.clientName ? { name: s.clientName } : {}), promoted: s.promotedTools })),
       }),
     search: (query, limit) => playgroundSearch(opened.current(), query, limit),
+    signIn: (server) => {
+      const started = pool.signInNow(server);
+      void started?.then((ok) => logger.info(`upstream "${server}": the sign-in asked for on the dashboard ${ok ? 'succeeded' : 'did not succeed'}`));
+      return started !== undefined;
+    },
   };
   // A random cookie name per process: cookies are not kept apart by port, and sessions end with the process.
   const cookieName = `toolshelf_ui_${randomBytes(4).toString('hex')}`;

@@ -635,6 +635,14 @@ export class UpstreamConnection {
     return { server: this.server, isCurrent: (sent) => sent === this.client, retryInMs: () => this.retryInMs(), clientActiveAt: () => this.calls.clientActiveAt(options.origin) };
   }
 
+  /**
+   * Begins a browser sign-in the user asked for (the dashboard), when this upstream waits for one;
+   * undefined when it does not. Resolves true once signed in (the connection then starts again).
+   */
+  signInNow(): Promise<boolean> | undefined {
+    return this.status === 'needs_sign_in' ? this.signIn?.signInNow() : undefined;
+  }
+
   /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
   private needSignIn(onStart: boolean): void {
     this.status = 'needs_sign_in';
