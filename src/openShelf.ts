@@ -7,6 +7,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
 import { LONGEST_TIMER_MS } from './lib/timers.js';
 import type { BuiltShelf } from './shelf.js';
+import type { Shelf } from './gateway/types.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
@@ -69,6 +70,12 @@ export interface OpenShelf {
   readonly pool: UpstreamPool;
   /** The current shelf; replaced whole on every rebuild. */
   current(): BuiltShelf;
+  /**
+   * The shelf view `name` sees now (docs/views.md), built on first use after each rebuild. A name the
+   * config applied now has no view for (one a reload removed) sees an empty shelf: nothing outside a
+   * view ever reaches its clients.
+   */
+  view(name: string): Shelf;
   summary(): StartSummary;
   /** The config now applied (replaced by {@link OpenShelf.reload}). */
   config(): Config;
@@ -131,7 +138,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
-  const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
+  const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
@@ -154,7 +161,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
   const starting = pool.start(cachedStartGate);
-  const [{ buildShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
+  const [{ buildShelf, buildViewShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
   const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {
@@ -170,6 +177,8 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
+  // Each view's shelf over the current one, built on first use; emptied on every rebuild.
+  const views = new Map<string, Shelf>();
   let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic);
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
@@ -180,6 +189,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   logShelfWarnings(shelf, logger, warned);
   function rebuild(): void {
     shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, semantic);
+    views.clear();
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
       logger.warn(`name "${c.name}" stays with server "${c.servers[0]}" (tool "${c.tools[0]}"); server "${c.servers[1]}"'s tool "${c.tools[1]}" is served as "${c.given}"`);
@@ -196,6 +206,14 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     rebuild();
     return touched;
   };
-  return { pool, current: () => shelf, config: () => config, summary: () => summarize(config, pool.summary(), shelf), reload, close };
+  const view = (name: string): Shelf => {
+    let held = views.get(name);
+    if (!held) {
+      held = buildViewShelf(config, Object.hasOwn(config.views, name) ? name : undefined, shelf, hostRanker, memo, semantic);
+      views.set(name, held);
+    }
+    return held;
+  };
+  return { pool, current: () => shelf, view, config: () => config, summary: () => summarize(config, pool.summary(), shelf), reload, close };
 }
 

@@ -6,6 +6,8 @@ import type { Config } from '../config/types.js';
 import { decideExposure } from './exposure.js';
 import { assignNames, serverPrefixes, type GivenNames, type NameCollision } from './naming.js';
 import type { CatalogEntry, Exposure, ProjectedTool, UpstreamTool } from './types.js';
+import { addRemoved, noneRemoved, removedTotal, type RemovedCounts } from '../trust/clean.js';
+import { cleanTool } from '../trust/cleanTool.js';
 
 /** Projects one canonical tool for the wire (schema/ supplies it; DESIGN §7). */
 export type ProjectFn = (tool: UpstreamTool, server: string) => ProjectedTool;
@@ -34,6 +36,8 @@ export interface Catalogue {
    * an inputSchema that accepts no object: issue #8 item 1), each with a sentence saying why.
    */
   readonly dropped: readonly { readonly server: string; readonly tool: string; readonly reason: string }[];
+  /** Per server key, what cleaning removed from its admitted tools' text; servers with nothing removed are absent. */
+  readonly cleaned: ReadonlyMap<string, RemovedCounts>;
   /** The callable entry for a qualified name; undefined for unknown and hidden names. */
   get(qualifiedName: string): CatalogEntry | undefined;
   /** The entry for an upstream tool, by server key and upstream name. */
@@ -71,10 +75,14 @@ export function buildCatalogue(
   );
   const entries: CatalogEntry[] = [];
   const dropped: { server: string; tool: string; reason: string }[] = [];
+  const cleaned = new Map<string, RemovedCounts>();
   visible.forEach((v, i) => {
+    // Upstream text is cleaned once here, before anything shows it (docs/security.md).
+    const shown = cleanTool(v.tool);
+    if (removedTotal(shown.removed) > 0) cleaned.set(v.server, addRemoved(cleaned.get(v.server) ?? noneRemoved(), shown.removed));
     let projected: ProjectedTool;
     try {
-      projected = project(v.tool, v.server);
+      projected = project(shown.tool, v.server);
     } catch (error) {
       // A hostile declaration (e.g. thousands of levels deep, or no object schema) must cost only that tool (DESIGN §11).
       const message = error instanceof Error ? error.message : String(error);
@@ -88,19 +96,25 @@ export function buildCatalogue(
       upstreamName: v.tool.name,
       exposure: v.exposure,
       keywords: v.keywords,
-      tool: v.tool,
+      tool: shown.tool,
+      canonicalSchema: v.tool.inputSchema,
       projected,
     });
   });
   entries.sort((a, b) => (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
-  return snapshot(entries, counts, naming, dropped);
+  return snapshot(entries, counts, naming, dropped, cleaned);
 }
 
-function snapshot(
+/**
+ * Freezes `entries` (sorted by qualified name) into a catalogue with its lookups. Used by
+ * {@link buildCatalogue} and by views (catalog/views.ts), which narrow a built catalogue.
+ */
+export function snapshot(
   entries: CatalogEntry[],
   counts: Map<string, ExposureCounts>,
   naming: { readonly collisions: readonly NameCollision[]; readonly given: GivenNames },
   dropped: Catalogue['dropped'],
+  cleaned: ReadonlyMap<string, RemovedCounts>,
 ): Catalogue {
   const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
   const byUpstream = new Map(entries.map((e) => [`${e.server}\u0000${e.upstreamName}`, e]));
@@ -112,6 +126,7 @@ function snapshot(
     collisions: naming.collisions,
     names: naming.given,
     dropped,
+    cleaned,
     get: (name: string) => byName.get(name),
     find: (server: string, upstreamName: string) => byUpstream.get(`${server}\u0000${upstreamName}`),
   });

@@ -76,6 +76,7 @@ export interface RawConfig {
   lazy?: boolean;
   idleStopMs?: number;
   share?: Partial<Config['share']>;
+  views?: Config['views'];
 }
 
 /**
@@ -115,6 +116,7 @@ export function applyDefaults(raw: RawConfig, baseDir: string): Config {
     lazy: raw.lazy ?? false,
     idleStopMs: raw.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
     share: { enabled: true, idleExitMs: DEFAULT_SHARE_IDLE_EXIT_MS, ...raw.share },
+    views: Object.fromEntries(Object.entries(raw.views ?? {})),
     baseDir,
   };
 }

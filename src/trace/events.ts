@@ -8,6 +8,8 @@ export type CallOrigin = 'direct' | 'promoted' | 'catalog' | 'bridge' | 'unknown
 export interface ToolsAdvertisedEvent {
   readonly event: 'tools_advertised';
   readonly session: string;
+  /** The view the client is on (docs/views.md); absent: the whole shelf. */
+  readonly view?: string;
   /** The requesting client's protocol era (DESIGN §14): `legacy` (a session) or `modern` (2026-07-28, no session). */
   readonly era: 'legacy' | 'modern';
   readonly direct: number;
@@ -22,6 +24,8 @@ export interface ToolsAdvertisedEvent {
 export interface ToolSearchedEvent {
   readonly event: 'tool_searched';
   readonly session: string;
+  /** The view the client is on (docs/views.md); absent: the whole shelf. */
+  readonly view?: string;
   readonly callId: string;
   /** Only with `trace.captureToolIo`. */
   readonly query?: string;
@@ -46,6 +50,8 @@ export interface ToolSearchedEvent {
 export interface ToolCalledEvent {
   readonly event: 'tool_called';
   readonly session: string;
+  /** The view the client is on (docs/views.md); absent: the whole shelf. */
+  readonly view?: string;
   readonly callId: string;
   readonly name: string;
   readonly server?: string;
@@ -64,4 +70,9 @@ export type TraceEvent = ToolsAdvertisedEvent | ToolSearchedEvent | ToolCalledEv
 export interface TraceSink {
   record(event: TraceEvent): void;
   close(): Promise<void>;
+}
+
+/** `sink` with every event tagged with `view` (docs/views.md), so a trace tells the views' clients apart. */
+export function viewTrace(sink: TraceSink, view: string): TraceSink {
+  return { record: (event) => sink.record({ ...event, view }), close: () => sink.close() };
 }

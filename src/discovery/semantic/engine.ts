@@ -60,6 +60,13 @@ export function toolText(entry: CatalogEntry): string {
   return clipText(`${words}: ${description}`);
 }
 
+function keyedTools(entries: readonly CatalogEntry[]): { name: string; key: string; text: string }[] {
+  return entries.map((entry) => {
+    const text = toolText(entry);
+    return { name: entry.qualifiedName, key: vectorKey(MODEL_ID, text), text };
+  });
+}
+
 /** Options of {@link SemanticEngine}. */
 export interface SemanticOptions {
   readonly embedder: Embedder;
@@ -103,13 +110,19 @@ export class SemanticEngine {
 
   /** The catalogue to embed (its deferred entries): replaces the previous one; a failed encoder is retried. */
   track(entries: readonly CatalogEntry[]): SemanticScorer {
-    const keyed = entries.map((entry) => {
-      const text = toolText(entry);
-      return { name: entry.qualifiedName, key: vectorKey(MODEL_ID, text), text };
-    });
+    const keyed = keyedTools(entries);
     this.tracked = keyed;
     this.failure = undefined;
     this.fill();
+    return { score: (query) => this.score(query, keyed) };
+  }
+
+  /**
+   * A scorer over `entries` without embedding them: for a view, whose tools are a part of the tracked
+   * catalogue and get their vectors from it.
+   */
+  scorerFor(entries: readonly CatalogEntry[]): SemanticScorer {
+    const keyed = keyedTools(entries);
     return { score: (query) => this.score(query, keyed) };
   }
 
