@@ -58,7 +58,9 @@ export function viewCatalogue(base: Catalogue, view: ViewConfig, separator: stri
     if (tally) tally[exposure] += 1;
     if (exposure !== 'hidden') entries.push(exposure === entry.exposure ? entry : { ...entry, exposure });
   }
-  return snapshot(entries, counts, { collisions: [], given: base.names }, []);
+  // Removed-character counts are warned once for the base shelf; a view keeps those of its own servers.
+  const cleaned = new Map([...base.cleaned].filter(([server]) => counts.has(server)));
+  return snapshot(entries, counts, { collisions: [], given: base.names }, [], cleaned);
 }
 
 /**
