@@ -1,8 +1,12 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rankerCatalogueOf } from '../../src/discovery/hostRanker.js';
 import { rankTools, type RankContext } from '../../src/discovery/rank.js';
 import { buildSearchIndex } from '../../src/discovery/searchIndex.js';
-import type { SemanticScorer } from '../../src/discovery/semantic/engine.js';
+import type { Embedder } from '../../src/discovery/semantic/embedder.js';
+import { SemanticEngine, type SemanticScorer } from '../../src/discovery/semantic/engine.js';
 import { cosines, fuseRanking, zScores } from '../../src/discovery/semantic/fusion.js';
 import { ok } from '../../src/lib/result.js';
 import { bundledCatalogue, entry } from './helpers.js';
@@ -80,5 +84,58 @@ describe('rankTools with a semantic scorer', () => {
       expect(result.matched).toEqual(idx.search(query, 5).map((hit) => hit.name));
       expect(result.ranker).toBe('bm25');
     }
+  });
+});
+
+describe('the semantic engine with an embedder of fake vectors', () => {
+  const tools = [
+    entry('memory', 'create_entities', 'Create multiple new entities in the knowledge graph'),
+    entry('files', 'list_directory', 'List a folder.'),
+  ];
+  /** Vector [1, 0] for texts that mention "entities" or "fact", [0, 1] for the rest; counts what it embeds. */
+  const fake = (fail = false) => {
+    const seen: string[] = [];
+    const embedder: Embedder = {
+      embed: async (texts) => {
+        if (fail) throw new Error('no model');
+        seen.push(...texts);
+        return texts.map((text) => Float32Array.from(/entities|fact/.test(text) ? [1, 0] : [0, 1]));
+      },
+      close: async () => undefined,
+    };
+    return { embedder, seen };
+  };
+  const ready = async (engine: SemanticEngine): Promise<void> => {
+    while (engine.status().state !== 'ready' && engine.status().state !== 'failed') await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  it('embeds after start, scores by cosine, and a start from the disk cache embeds nothing again', async () => {
+    const cacheFile = join(mkdtempSync(join(tmpdir(), 'toolshelf-vectors-')), 'vectors.json');
+    const first = fake();
+    const engine = new SemanticEngine({ embedder: first.embedder, cacheFile });
+    const scorer = engine.track(tools);
+    expect(await scorer.score('store a fact')).toEqual({ ok: false, reason: 'no tool vectors yet', missing: 2 });
+    await ready(engine);
+    expect(first.seen).toHaveLength(2);
+    const scored = await scorer.score('store a fact');
+    expect(scored.ok && [...scored.cosine]).toEqual([['memory__create_entities', 1], ['files__list_directory', 0]]);
+    await engine.close();
+    const second = fake();
+    const again = new SemanticEngine({ embedder: second.embedder, cacheFile });
+    again.track(tools);
+    again.start();
+    await ready(again);
+    expect(second.seen).toEqual([]);
+    // A view's scorer reads the tracked vectors and changes nothing tracked.
+    expect(await again.scorerFor(tools.slice(1)).score('list')).toMatchObject({ ok: true, missing: 0 });
+    expect(again.status()).toEqual({ state: 'ready', vectors: 2, missing: 0 });
+  });
+
+  it('a failing encoder leaves every search to BM25 with the reason', async () => {
+    const engine = new SemanticEngine({ embedder: fake(true).embedder });
+    const scorer = engine.track(tools);
+    engine.start();
+    await ready(engine);
+    expect(await scorer.score('store a fact')).toEqual({ ok: false, reason: 'encoder failed: no model', missing: 2 });
   });
 });
