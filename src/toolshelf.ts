@@ -59,6 +59,11 @@ export interface StartOptions {
   readonly announce?: (topic: string, lines: readonly string[]) => void;
   /** The view the stdio client sees (docs/views.md; `--view`); over HTTP and the socket each client names its own. */
   readonly view?: string;
+  /**
+   * The logger of the upstreams and the shelf (instance-wide lines only; default `logger`): a shared
+   * instance's also tells its relayed clients the warnings (share/status.ts `relayWarnings`).
+   */
+  readonly shelfLogger?: Logger;
 }
 
 /** A running gateway. */
@@ -125,7 +130,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // The sentence encoder (docs/search.md): its worker and model load once the first tools/list is served.
   const semantic = process.env[SEMANTIC_ENV] === '0' ? undefined : new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
   const served = semantic ? startingOnFirstList(trace, semantic) : trace;
-  const opened = await openShelf(config, logger, options.version, {
+  const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,
     ...(semantic ? { semantic } : {}),
     onRebuilt: () => {

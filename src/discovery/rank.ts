@@ -7,6 +7,7 @@
  * (`tool_searched` fields: matched, ranker, topScore, fallback, shadowMatched).
  */
 import type { Result } from '../lib/result.js';
+import { candidateCount, diversify, type FloodGuard } from './diversify.js';
 import { callHostRanker, type HostRanker, type RankerCatalogue } from './hostRanker.js';
 import type { SearchIndex } from './searchIndex.js';
 import type { SemanticScorer } from './semantic/engine.js';
@@ -24,6 +25,11 @@ export interface RankContext {
   readonly catalogue: RankerCatalogue;
   /** Time limit for one host ranker call, ms. */
   readonly timeoutMs: number;
+  /**
+   * The flooding guard of the same tools (`diversify.ts`): every ranking, BM25's or the host's,
+   * passes through it. Absent: rankings are only truncated.
+   */
+  readonly guard?: FloodGuard;
   /** Semantic ranking over the same tools (`discovery.semantic`); absent: BM25 alone, as before it existed. */
   readonly semantic?: SemanticScorer;
   /** Weight of the cosine in the fusion; default {@link DEFAULT_ALPHA} (the benchmark varies it). */
@@ -64,8 +70,14 @@ export interface RankResult {
   readonly semantic?: SemanticUse;
 }
 
-function bm25(index: SearchIndex, query: string, limit: number, fallback?: string): RankResult {
-  const ranked = index.rank(query, limit);
+/** `hits` through the guard (when there is one), at most `limit`. */
+function guarded<T extends { readonly name: string }>(hits: readonly T[], query: string, limit: number, guard: FloodGuard | undefined, exact = 0): T[] {
+  return guard === undefined ? hits.slice(0, limit) : diversify(hits, query, guard, limit, exact);
+}
+
+function bm25(index: SearchIndex, query: string, limit: number, guard: FloodGuard | undefined, fallback?: string): RankResult {
+  const candidates = index.rank(query, guard === undefined ? limit : candidateCount(limit));
+  const ranked = { ...candidates, hits: guarded(candidates.hits, query, limit, guard, candidates.exact) };
   const { hits } = ranked;
   const { strong, weak } = judge(ranked);
   return {
@@ -80,37 +92,42 @@ function bm25(index: SearchIndex, query: string, limit: number, fallback?: strin
 
 /**
  * toolshelf's own ranking: BM25, fused with the encoder's cosines when semantic ranking is on and
- * they came (fusion.ts). The strong rule stays BM25's (strength.ts): the strong matches are the
- * leading run of the fused ranking that BM25 judged strong; when that run is empty the answer is weak.
+ * they came (fusion.ts), through the flooding guard like every ranking. The strong rule stays BM25's
+ * (strength.ts): the strong matches are the leading run of the served ranking that BM25 judged
+ * strong; when that run is empty the answer is weak.
  */
 async function own(context: RankContext, query: string, limit: number, fallback?: string): Promise<RankResult> {
-  if (context.semantic === undefined) return bm25(context.index, query, limit, fallback);
+  const { guard } = context;
+  if (context.semantic === undefined) return bm25(context.index, query, limit, guard, fallback);
   const scores = await context.semantic.score(query);
-  if (!scores.ok) return { ...bm25(context.index, query, limit, fallback), semantic: { used: false, missing: scores.missing, reason: scores.reason } };
+  if (!scores.ok) return { ...bm25(context.index, query, limit, guard, fallback), semantic: { used: false, missing: scores.missing, reason: scores.reason } };
   const ranked = context.index.rank(query, context.index.size);
-  const fused = fuseRanking({ bm25: ranked.hits, exact: ranked.exact, cosine: scores.cosine, alpha: context.alpha ?? DEFAULT_ALPHA }, limit);
+  const fused = fuseRanking({ bm25: ranked.hits, exact: ranked.exact, cosine: scores.cosine, alpha: context.alpha ?? DEFAULT_ALPHA }, guard === undefined ? limit : candidateCount(limit));
+  const served = guarded(fused, query, limit, guard, Math.min(ranked.exact, fused.length));
   const judged = new Set(judge(ranked).strong);
   const strong: string[] = [];
-  for (const hit of fused) {
+  for (const hit of served) {
     if (!judged.has(hit.name)) break;
     strong.push(hit.name);
   }
   return {
-    matched: fused.map((hit) => hit.name),
+    matched: served.map((hit) => hit.name),
     ranker: 'hybrid',
     strong,
     weak: strong.length === 0,
-    ...(fused[0] === undefined ? {} : { topScore: fused[0].score }),
+    ...(served[0] === undefined ? {} : { topScore: served[0].score }),
     ...(fallback === undefined ? {} : { fallback }),
     semantic: { used: true, missing: scores.missing },
   };
 }
 
 async function viaHost(context: RankContext, host: HostRanker, query: string, limit: number): Promise<RankResult> {
-  const answer = await callHostRanker(host, query, context.catalogue, limit, context.timeoutMs);
+  const { guard } = context;
+  const answer = await callHostRanker(host, query, context.catalogue, guard === undefined ? limit : candidateCount(limit), context.timeoutMs);
   if (!answer.ok) return own(context, query, limit, answer.error);
   const exact = context.index.exactMatches(query);
-  const matched = [...new Set([...exact, ...answer.value.names])].slice(0, limit);
+  const ordered = [...new Set([...exact, ...answer.value.names])].map((name) => ({ name }));
+  const matched = guarded(ordered, query, limit, guard, exact.length).map((hit) => hit.name);
   const result: RankResult = {
     matched,
     ranker: 'host',
@@ -128,7 +145,9 @@ async function viaHost(context: RankContext, host: HostRanker, query: string, li
  * or no ranker configured: toolshelf's own ranking (BM25, fused with the sentence encoder when
  * `semantic` is given and its vectors are there; docs/search.md). `ranker` / `compare`: the host ranker serves (an exact name
  * still comes first); on any failure BM25 serves and `fallback` says why; `compare` adds
- * `shadowMatched`. Never rejects: an internal error yields no matches and the error as `fallback`.
+ * `shadowMatched`. Every ranking then passes the flooding guard (`diversify.ts`): the host ranker
+ * and BM25 are asked for `candidateCount(limit)` candidates so the cap has others to choose from.
+ * Never rejects: an internal error yields no matches and the error as `fallback`.
  */
 export async function rankTools(context: RankContext, query: string, limit: number): Promise<RankResult> {
   try {

@@ -9,6 +9,7 @@ import type { CatalogEntry } from '../catalog/types.js';
 import { suggestNames } from '../discovery/suggest.js';
 import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
+import { confirmBridgedCall, DEFAULT_CONFIRM, type ConfirmSettings } from './confirm.js';
 import { errorResult, resultFromOutcome, unknownToolResult } from './results.js';
 import { searchResult } from './searchAnswer.js';
 import type { Admit, Shelf, UpstreamCaller } from './types.js';
@@ -20,6 +21,8 @@ export interface DispatchSettings {
   readonly defaultLimit: number;
   readonly maxLimit: number;
   readonly captureToolIo: boolean;
+  /** Which calls through call_tool are confirmed with the user (`bridge.confirm`, `bridge.unaskable`); default {@link DEFAULT_CONFIRM}. */
+  readonly confirm?: ConfirmSettings;
 }
 
 /** Per-call context from the session. */
@@ -37,6 +40,11 @@ export interface DispatchContext {
   readonly isPromoted: (qualifiedName: string) => boolean;
   /** This client request, for the upstream's sampling and elicitation during the call (issue #8 point 2). */
   readonly origin?: RequestOrigin;
+  /**
+   * Whether the client can be asked to confirm a call through `origin`: a legacy client that
+   * declared form elicitation, a modern one that declared elicitation (asked by `input_required`).
+   */
+  readonly canConfirm?: boolean;
 }
 
 /** The result for the client and the qualified names the session should promote. */
@@ -116,6 +124,14 @@ async function callByName(
   if (!verdict.ok) {
     traceCall(ctx, { name, entry, origin, started, isError: true, failure: 'invalid_arguments', args });
     return { result: errorResult(verdict.text), promote };
+  }
+  // Through the bridge the client's per-tool approval saw only call_tool: risky tools are confirmed here (docs/security.md "Risky calls").
+  if (via === 'bridge') {
+    const confirmation = await confirmBridgedCall(entry, verdict.args, ctx.settings.confirm ?? DEFAULT_CONFIRM, ctx.canConfirm === true, ctx.origin, extra.mcpReq.signal);
+    if (!confirmation.run) {
+      traceCall(ctx, { name, entry, origin, started, isError: true, failure: confirmation.failure, args });
+      return { result: confirmation.result, promote: [] };
+    }
   }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};

@@ -21,6 +21,7 @@ import type { Config } from '../config/types.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
 import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
 import { clientCapabilityFor, noRoots } from '../upstream/relay.js';
+import { canElicitForm } from './confirm.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
 
@@ -32,6 +33,7 @@ export function sessionSettings(config: Config): SessionOptions['settings'] {
     maxLimit: config.discovery.maxLimit,
     captureToolIo: config.trace.captureToolIo,
     callTool: config.bridge.callTool,
+    confirm: { confirm: config.bridge.confirm, unaskable: config.bridge.unaskable },
     discoveryMode: config.discovery.mode,
     alwaysLoad: config.discovery.alwaysLoad,
   };
@@ -271,6 +273,7 @@ export class GatewaySession {
       deferredListed: mode === 'client',
       isPromoted: (name) => this.promoted.includes(name),
       origin: this.originFor(extra),
+      canConfirm: canElicitForm(this.server.getClientCapabilities()?.elicitation),
     });
     // In client mode every deferred tool is listed already: the list never changes because of a call.
     if (mode === 'own' && outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildFloodGuard } from '../../src/discovery/diversify.js';
 import { rankerCatalogueOf } from '../../src/discovery/hostRanker.js';
 import { rankTools, type RankContext } from '../../src/discovery/rank.js';
 import { buildSearchIndex } from '../../src/discovery/searchIndex.js';
@@ -137,5 +138,32 @@ describe('the semantic engine with an embedder of fake vectors', () => {
     engine.start();
     await ready(engine);
     expect(await scorer.score('store a fact')).toEqual({ ok: false, reason: 'encoder failed: no model', missing: 2 });
+  });
+});
+
+describe('the per-server cap holds for the fused ranking', () => {
+  // Six tools of one server the encoder favours, four of others BM25 matches: the fused ranking
+  // alone would fill the top 5 with the first server.
+  const entries = [
+    ...['one', 'two', 'three', 'four', 'five', 'six'].map((n) => entry('flood', `store_${n}`, `Keeps records, variant ${n}.`)),
+    entry('memory', 'save_facts', 'Save facts to the knowledge graph.'),
+    entry('memory', 'link_entities', 'Link two entities of the knowledge graph with a relation.'),
+    entry('notes', 'write_note', 'Write a note with facts to remember.'),
+    entry('wiki', 'edit_page', 'Edit a page of the team knowledge base.'),
+  ];
+  const index = buildSearchIndex(entries);
+  const favourFlood: SemanticScorer = {
+    score: async () => ({ ok: true, cosine: new Map(entries.map((e) => [e.qualifiedName, e.server === 'flood' ? 0.9 : 0.1])), missing: 0 }),
+  };
+  const base: RankContext = { index, mode: 'bm25', catalogue: rankerCatalogueOf(entries), timeoutMs: 50, semantic: favourFlood, alpha: 5 };
+
+  it('without the guard the encoder floods the top 5; with it one server holds at most 2 of them', async () => {
+    const open = await rankTools(base, 'save facts to the knowledge graph', 5);
+    expect(open.matched.filter((name) => name.startsWith('flood__'))).toHaveLength(5);
+    const capped = await rankTools({ ...base, guard: buildFloodGuard(entries) }, 'save facts to the knowledge graph', 5);
+    expect(capped).toMatchObject({ ranker: 'hybrid', semantic: { used: true } });
+    expect(capped.matched, capped.matched.join(' ')).toHaveLength(5);
+    expect(capped.matched.filter((name) => name.startsWith('flood__')).length, capped.matched.join(' ')).toBeLessThanOrEqual(2);
+    expect(capped.matched.filter((name) => name.startsWith('flood__')).length).toBeLessThanOrEqual(2);
   });
 });
