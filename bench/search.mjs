@@ -97,7 +97,8 @@ function bundledDeferred() {
   return Object.entries(tools).flatMap(([server, list]) =>
     list
       .filter((tool) => (config.mcpServers[server]?.tools?.[tool.name]?.exposure ?? 'deferred') === 'deferred')
-      .map((tool) => toCatalogEntry({ ...tool, name: `${server}__${tool.name}` })),
+      // The upstream's own tool object kept whole: its annotations become the answer's hints.
+      .map((tool) => ({ ...toCatalogEntry({ ...tool, name: `${server}__${tool.name}` }), tool: { ...tool } })),
   );
 }
 

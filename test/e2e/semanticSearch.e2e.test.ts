@@ -43,7 +43,12 @@ function lastSearched(trace: string): Searched | undefined {
   }
 }
 
-/** Everyday requests and the tool that must come first (`1`) or within the first three (`3`). */
+/**
+ * Everyday requests and the tool that must come first (`1`) or within the first three (`3`). The
+ * per-server cap (2 of the top 5, docs/security.md) holds here too: "remove a person from the
+ * knowledge graph" ranks memory's delete_observations and read_graph first, and delete_entities, third
+ * before the cap, then waits behind the other servers.
+ */
 const REQUESTS: [query: string, tool: string, within: 1 | 3][] = [
   // create_entities comes 4th: the encoder, too, ranks "Add new observations to existing entities" closer.
   ['store a fact in the knowledge graph', 'memory__add_observations', 3],
@@ -60,7 +65,6 @@ const REQUESTS: [query: string, tool: string, within: 1 | 3][] = [
   ['change a few lines in a file', 'files__edit_file', 3],
   ['read several files at once', 'files__read_multiple_files', 3],
   ['find a person in my notes', 'memory__search_nodes', 3],
-  ['remove a person from the knowledge graph', 'memory__delete_entities', 3],
   ['record that two people know each other', 'memory__create_relations', 3],
   ['forget a fact about someone', 'memory__delete_observations', 3],
   ['run a long task and report its progress', 'everything__trigger-long-running-operation', 3],

@@ -24,7 +24,8 @@ describe('compact tool_search answers', () => {
     expect(answer.note).toBeUndefined();
   });
 
-  it('median answer over the everyday requests is at most a quarter of the full-schema answer (bench/fixtures/everyday.json)', () => {
+  // A quarter before each result carried its annotation hints (docs/search.md "Answers"); with them, under 30%.
+  it('median answer over the everyday requests is under 30% of the full-schema answer (bench/fixtures/everyday.json)', () => {
     const requests = JSON.parse(readFileSync(new URL('../../bench/fixtures/everyday.json', import.meta.url), 'utf8')) as { query: string }[];
     const skip = new Set(['files__read_text_file', 'files__list_directory', 'files__read_file']);
     const entries = bundledCatalogue().filter((e) => !skip.has(e.qualifiedName));
@@ -40,6 +41,6 @@ describe('compact tool_search answers', () => {
       compact.push(bytes(searchResult(matched, query, judge(ranked).strong)));
     }
     const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    expect(median(compact) / median(full)).toBeLessThanOrEqual(0.25);
+    expect(median(compact) / median(full)).toBeLessThanOrEqual(0.3);
   });
 });
