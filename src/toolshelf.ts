@@ -262,9 +262,13 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         shelf: opened.current(),
         summary: opened.summary(),
         upstreams: pool.summary(),
+        viewShelf: (name) => opened.view(name),
         clients: [...sessions.values()].map((s) => ({ session: s.id, ...(s.clientName ? { name: s.clientName } : {}), promoted: s.promotedTools })),
       }),
-    search: (query, limit) => playgroundSearch(opened.current(), query, limit),
+    search: (query, limit, view) => {
+      if (view !== undefined && !Object.hasOwn(opened.config().views, view)) return undefined;
+      return playgroundSearch(view === undefined ? opened.current() : opened.view(view), query, limit);
+    },
     signIn: (server) => {
       const started = pool.signInNow(server);
       void started?.then((ok) => logger.info(`upstream "${server}": the sign-in asked for on the dashboard ${ok ? 'succeeded' : 'did not succeed'}`));
