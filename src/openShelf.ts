@@ -6,8 +6,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
 import { LONGEST_TIMER_MS } from './lib/timers.js';
-import type { BuiltShelf } from './shelf.js';
-import type { Shelf } from './gateway/types.js';
+import type { BuiltShelf, ViewShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
@@ -75,7 +74,7 @@ export interface OpenShelf {
    * config applied now has no view for (one a reload removed) sees an empty shelf: nothing outside a
    * view ever reaches its clients.
    */
-  view(name: string): Shelf;
+  view(name: string): ViewShelf;
   summary(): StartSummary;
   /** The config now applied (replaced by {@link OpenShelf.reload}). */
   config(): Config;
@@ -180,7 +179,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
   // Each view's shelf over the current one, built on first use; emptied on every rebuild.
-  const views = new Map<string, Shelf>();
+  const views = new Map<string, ViewShelf>();
   let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic);
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
@@ -208,7 +207,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     rebuild();
     return touched;
   };
-  const view = (name: string): Shelf => {
+  const view = (name: string): ViewShelf => {
     let held = views.get(name);
     if (!held) {
       held = buildViewShelf(config, Object.hasOwn(config.views, name) ? name : undefined, shelf, hostRanker, memo, semantic);

@@ -25,13 +25,13 @@ import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
 import type { Logger } from './trace/log.js';
 import { cleanedWarning } from './trust/clean.js';
+import { counted } from './lib/plural.js';
 
 /** A shelf with BM25 alone beside its served ranking: the whole shelf, or one view's ({@link buildViewShelf}). */
 export interface ViewShelf extends Shelf {
   /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
   bm25(query: string, limit: number): readonly SearchHit[];
 }
-import { counted } from './lib/plural.js';
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
 export interface BuiltShelf extends ViewShelf {

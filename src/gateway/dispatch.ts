@@ -10,10 +10,11 @@ import { suggestNames } from '../discovery/suggest.js';
 import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
 import { confirmBridgedCall, DEFAULT_CONFIRM, type ConfirmSettings } from './confirm.js';
-import { errorResult, resultFromOutcome, unknownToolResult } from './results.js';
+import { errorResult, lackedResult, resultFromOutcome, unknownToolResult } from './results.js';
 import { searchResult } from './searchAnswer.js';
-import type { Admit, Shelf, UpstreamCaller } from './types.js';
+import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
+import { ClientLacksCapability } from '../upstream/relay.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {
@@ -32,6 +33,8 @@ export interface DispatchContext {
   readonly shelf: Shelf;
   readonly caller: UpstreamCaller;
   readonly admit: Admit;
+  /** Checks a result against the outputSchema the client was given (none: forwarded as it is). */
+  readonly checkOutput?: CheckOutput;
   readonly trace: TraceSink;
   readonly settings: DispatchSettings;
   readonly callToolEnabled: boolean;
@@ -137,9 +140,10 @@ async function callByName(
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
   // The last progress notification sent to the client, settled or not: the result goes after it.
   let progressSent: Promise<unknown> | undefined;
+  const lacked = new Set<string>();
   const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
     signal: extra.mcpReq.signal,
-    ...(ctx.origin ? { origin: ctx.origin } : {}),
+    ...(ctx.origin ? { origin: noting(ctx.origin, lacked) } : {}),
     ...(Object.keys(meta).length > 0 ? { meta } : {}),
     ...(progressToken !== undefined
       ? {
@@ -152,9 +156,31 @@ async function callByName(
   // An upstream may send its last progress and its result in one write; the client must see them in
   // that order (MCP spec, Utilities › Progress: no progress after the response).
   if (progressSent) await progressSent;
-  const { result, failure } = resultFromOutcome(outcome, entry);
+  const shaped = resultFromOutcome(outcome, entry);
+  const checked = ctx.checkOutput && outcome.kind === 'ok' ? ctx.checkOutput(entry, shaped.result) : shaped.result;
+  const { result, failure } =
+    lacked.size > 0 && shaped.result.isError === true
+      ? { result: lackedResult(entry, [...lacked]), failure: 'client_capability' }
+      : checked !== shaped.result
+        ? { result: checked, failure: 'output_mismatch' }
+        : shaped;
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };
+}
+
+/**
+ * `origin`, its `ask` noting in `lacked` each capability the client was found to lack
+ * ({@link ClientLacksCapability}): the upstream still gets the refusal and decides what to do.
+ */
+function noting(origin: RequestOrigin, lacked: Set<string>): RequestOrigin {
+  return {
+    ...origin,
+    ask: (method, params, signal, key) =>
+      origin.ask(method, params, signal, key).catch((error: unknown) => {
+        if (error instanceof ClientLacksCapability) lacked.add(error.capability);
+        throw error;
+      }),
+  };
 }
 
 function unknown(name: string, ctx: DispatchContext): CallToolResult {

@@ -170,6 +170,7 @@ export function modernServer(options: ModernOptions): ModernServer {
         shelf: options.shelf(),
         caller: options.caller,
         admit: options.admit,
+        ...(options.checkOutput ? { checkOutput: options.checkOutput } : {}),
         trace: options.trace,
         settings: { ...options.settings, discoveryEnabled: options.settings.discoveryEnabled && mode === 'own' },
         callToolEnabled: callToolOn(options, mode),
