@@ -6,8 +6,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
 import { LONGEST_TIMER_MS } from './lib/timers.js';
-import type { BuiltShelf } from './shelf.js';
-import type { Shelf } from './gateway/types.js';
+import type { BuiltShelf, ViewShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
@@ -15,6 +14,7 @@ import { join } from 'node:path';
 import { fileManifestMemo } from './discovery/manifestMemo.js';
 import { ListingCache } from './upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from './upstream/pool.js';
+import type { SemanticEngine } from './discovery/semantic/engine.js';
 import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
 
 /**
@@ -74,7 +74,7 @@ export interface OpenShelf {
    * config applied now has no view for (one a reload removed) sees an empty shelf: nothing outside a
    * view ever reaches its clients.
    */
-  view(name: string): Shelf;
+  view(name: string): ViewShelf;
   summary(): StartSummary;
   /** The config now applied (replaced by {@link OpenShelf.reload}). */
   config(): Config;
@@ -123,6 +123,8 @@ export interface ShelfHooks {
    * shortly after it began serving; upstream/connection.ts `open`); at once without it.
    */
   readonly cachedStartGate?: Promise<void>;
+  /** The serving gateway's sentence encoder (docs/search.md): each shelf built is handed to it. */
+  readonly semantic?: SemanticEngine;
 }
 
 /**
@@ -133,7 +135,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
@@ -165,7 +167,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {
     clearTimeout(rebuildTimer);
-    await pool.close();
+    await Promise.all([pool.close(), semantic?.close()]);
     process.removeListener('exit', exitKill);
   };
   const waitMs = waitForEveryStart ? undefined : startupWaitMs(process.env);
@@ -177,8 +179,8 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
   // Each view's shelf over the current one, built on first use; emptied on every rebuild.
-  const views = new Map<string, Shelf>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo);
+  const views = new Map<string, ViewShelf>();
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic);
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
@@ -187,7 +189,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   logShelfWarnings(shelf, logger, warned);
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, semantic);
     views.clear();
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
@@ -205,10 +207,10 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     rebuild();
     return touched;
   };
-  const view = (name: string): Shelf => {
+  const view = (name: string): ViewShelf => {
     let held = views.get(name);
     if (!held) {
-      held = buildViewShelf(config, Object.hasOwn(config.views, name) ? name : undefined, shelf, hostRanker, memo);
+      held = buildViewShelf(config, Object.hasOwn(config.views, name) ? name : undefined, shelf, hostRanker, memo, semantic);
       views.set(name, held);
     }
     return held;
