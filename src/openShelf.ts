@@ -15,6 +15,10 @@ import { fileManifestMemo } from './discovery/manifestMemo.js';
 import { ListingCache } from './upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from './upstream/pool.js';
 import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
+import type { HeldFn } from './catalog/build.js';
+import type { TraceSink } from './trace/events.js';
+import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from './trust/keeper.js';
+import { PinStore } from './trust/store.js';
 
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
@@ -78,6 +82,8 @@ export interface OpenShelf {
    * new one would collide on a `prefix: false` name.
    */
   reload(next: Config): Promise<Reconciled>;
+  /** The trust checks' verdict behind the current shelf: held tools, and servers whose instructions are held. */
+  trust(): TrustView;
   /** Ends every upstream. */
   close(): Promise<void>;
 }
@@ -115,6 +121,16 @@ export interface ShelfHooks {
    * shortly after it began serving; upstream/connection.ts `open`); at once without it.
    */
   readonly cachedStartGate?: Promise<void>;
+  /**
+   * The pins (docs/security.md): the config file's path keys them in the state folder. `write` (the
+   * serving gateway) pins and records what it holds, and watches for approvals from other processes;
+   * without it (inspect, search) the pins are read only. Without `configPath` or `stateDir` they live
+   * in memory for the life of the process.
+   */
+  readonly pins?: { readonly configPath: string; readonly write: boolean };
+  /** Where the trust checks' warnings go besides the log: the trace, and a shared instance's clients. */
+  readonly trace?: TraceSink;
+  readonly announceTrust?: (lines: readonly string[]) => void;
 }
 
 /**
@@ -125,7 +141,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, pins } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
@@ -148,6 +164,18 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
     auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
   });
+  const store = stateDir && pins ? new PinStore(stateDir, pins.configPath) : undefined;
+  const keeper = new TrustKeeper(store ? (pins!.write ? store : readOnlyPins(store)) : memoryPins(), logger, {
+    ...(hooks.trace ? { trace: hooks.trace } : {}),
+    ...(hooks.announceTrust ? { announce: hooks.announceTrust } : {}),
+  });
+  let view: TrustView = { held: new Map(), instructionsHeld: new Set() };
+  // Judged afresh at every build: an approval from another process applies at the next one.
+  const judged = (cfg: Config): HeldFn => {
+    view = keeper.judge(cfg, pool.listings());
+    const now = view;
+    return (server, tool) => now.held.get(server)?.get(tool)?.reason;
+  };
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
   const starting = pool.start(cachedStartGate);
@@ -156,6 +184,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {
     clearTimeout(rebuildTimer);
+    store?.close();
     await pool.close();
     process.removeListener('exit', exitKill);
   };
@@ -167,7 +196,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo);
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, judged(config));
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
@@ -175,8 +204,19 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
   }
   logShelfWarnings(shelf, logger, warned);
+  // `toolshelf approve` in another process changes a pin file: the shelf is rebuilt with it.
+  if (store && pins?.write) {
+    try {
+      store.watch(() => {
+        clearTimeout(rebuildTimer);
+        rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
+      });
+    } catch (error) {
+      logger.warn(`pins: cannot watch ${store.dir} (${(error as Error).message}); an approval applies at the next re-list or restart`);
+    }
+  }
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, judged(config));
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
       logger.warn(`name "${c.name}" stays with server "${c.servers[0]}" (tool "${c.tools[0]}"); server "${c.servers[1]}"'s tool "${c.tools[1]}" is served as "${c.given}"`);
@@ -184,7 +224,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     onRebuilt();
   }
   const reload = async (next: Config): Promise<Reconciled> => {
-    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
+    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, (server, tool) => view.held.get(server)?.get(tool)?.reason);
     const lines = trial.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
     if (lines.length > 0) throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
     config = next;
@@ -193,6 +233,6 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     rebuild();
     return touched;
   };
-  return { pool, current: () => shelf, config: () => config, summary: () => summarize(config, pool.summary(), shelf), reload, close };
+  return { pool, current: () => shelf, config: () => config, summary: () => summarize(config, pool.summary(), shelf), trust: () => view, reload, close };
 }
 

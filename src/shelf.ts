@@ -3,7 +3,7 @@
  * manifest, from the config and each upstream's tools. Rebuilt whole whenever an upstream's tools
  * change. Source: DESIGN §2 (shape), §6, §7, §8.
  */
-import { buildCatalogue, type Catalogue } from './catalog/build.js';
+import { buildCatalogue, type Catalogue, type HeldFn } from './catalog/build.js';
 import { unmatchedRules } from './catalog/exposure.js';
 import { schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
@@ -40,6 +40,7 @@ export interface ShelfMemo {
  * index and the manifest. The manifest is rendered once per distinct client description limit, or
  * read from `memo` when this catalogue was rendered before (issue #11: no tokenizer at start).
  * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
+ * `held` names the tools held for review (trust/keeper.ts): named, but out of every list, index and manifest.
  */
 export function buildShelf(
   config: Config,
@@ -47,9 +48,10 @@ export function buildShelf(
   host: Result<HostRanker, string> | undefined,
   previous?: Catalogue,
   memo?: ShelfMemo,
+  held?: HeldFn,
 ): BuiltShelf {
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
-  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
+  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names, held);
   const index = buildSearchIndex(catalogue.deferred, config.discovery.ranking);
   const rankContext = {
     index,

@@ -113,6 +113,9 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
     interactiveSignIn: true,
+    ...(options.configFile ? { pins: { configPath: options.configFile.path, write: true } } : {}),
+    trace: options.trace,
+    ...(options.announce ? { announceTrust: (lines: readonly string[]) => options.announce!('trust', lines) } : {}),
   });
   const watch = options.configFile ? await watchForReload(options.configFile, opened, logger, options.announce ?? (() => undefined)) : undefined;
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
@@ -149,7 +152,9 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
    */
   let instructionsMemo: { readonly config: Config; readonly catalogue: Catalogue; readonly texts: readonly [string, string][]; readonly instructions: string } | undefined;
   const instructionsNow = (now: Config, catalogue: Catalogue): string => {
-    const upstreamTexts = pool.instructionsByServer();
+    // Instructions the scanner flagged stay out until approved (docs/security.md, "The scanner").
+    const held = opened.trust().instructionsHeld;
+    const upstreamTexts = new Map([...pool.instructionsByServer()].filter(([server]) => !held.has(server)));
     const texts = [...upstreamTexts];
     // Each upstream keeps its instructions string until it lists again: comparing them is cheap.
     const same = (held: readonly [string, string][]): boolean => held.length === texts.length && held.every(([key, text], i) => texts[i]![0] === key && texts[i]![1] === text);
