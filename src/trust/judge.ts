@@ -146,10 +146,13 @@ export function judgeListing(listing: Listing, pins: ServerPins | undefined, pol
   const instructionsHeld = judgeInstructions(listing, pins, policy, context, warnings);
   const heldInstructions = instructionsHeld ? instructionsHeld : undefined;
   const heldRecord = Object.fromEntries(held);
-  const sameHeld = pins !== undefined && sameKeys(pins.held, heldRecord) && Object.entries(heldRecord).every(([name, v]) => pins.held[name]?.hash === v.hash && pins.held[name]?.reason === v.reason);
+  const wasHeld = pins?.held ?? {};
+  const sameHeld = sameKeys(wasHeld, heldRecord) && Object.entries(heldRecord).every(([name, v]) => wasHeld[name]?.hash === v.hash && wasHeld[name]?.reason === v.reason);
   const sameInstructions = pins?.heldInstructions?.hash === heldInstructions?.hash;
-  const firstPins = pins === undefined && (live || held.size > 0 || heldInstructions !== undefined);
-  if (!pinsChanged && sameHeld && sameInstructions && !firstPins) return { held, instructionsHeld: heldInstructions !== undefined, warnings, pins };
+  // A first live listing is pinned even when empty: tools the server adds later are then new ones.
+  const firstPins = pins === undefined && live;
+  // A cache never starts the pins (a record of what it held would make the first live listing's tools "new").
+  if ((!pinsChanged && sameHeld && sameInstructions && !firstPins) || (pins === undefined && !live)) return { held, instructionsHeld: heldInstructions !== undefined, warnings, pins };
   const next: ServerPins = {
     tools,
     held: heldRecord,
