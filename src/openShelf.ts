@@ -124,10 +124,11 @@ export interface ShelfHooks {
   /**
    * The pins (docs/security.md): the config file's path keys them in the state folder. `write` (the
    * serving gateway) pins and records what it holds, and watches for approvals from other processes;
-   * without it (inspect, search) the pins are read only. Without `configPath` or `stateDir` they live
-   * in memory for the life of the process.
+   * without it (inspect, search) the pins are read only. Without it they live in memory for the life
+   * of the process. `stateDir` is the state folder (given apart from the cache's: inspect reads pins
+   * but lists every upstream afresh).
    */
-  readonly pins?: { readonly configPath: string; readonly write: boolean };
+  readonly pins?: { readonly stateDir: string; readonly configPath: string; readonly write: boolean };
   /** Where the trust checks' warnings go besides the log: the trace, and a shared instance's clients. */
   readonly trace?: TraceSink;
   readonly announceTrust?: (lines: readonly string[]) => void;
@@ -164,7 +165,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
     auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
   });
-  const store = stateDir && pins ? new PinStore(stateDir, pins.configPath) : undefined;
+  const store = pins ? new PinStore(pins.stateDir, pins.configPath) : undefined;
   const keeper = new TrustKeeper(store ? (pins!.write ? store : readOnlyPins(store)) : memoryPins(), logger, {
     ...(hooks.trace ? { trace: hooks.trace } : {}),
     ...(hooks.announceTrust ? { announce: hooks.announceTrust } : {}),

@@ -113,7 +113,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
     interactiveSignIn: true,
-    ...(options.configFile ? { pins: { configPath: options.configFile.path, write: true } } : {}),
+    ...(options.configFile && options.stateDir ? { pins: { stateDir: options.stateDir, configPath: options.configFile.path, write: true } } : {}),
     trace: options.trace,
     ...(options.announce ? { announceTrust: (lines: readonly string[]) => options.announce!('trust', lines) } : {}),
   });
