@@ -108,7 +108,9 @@ async function callByName(
   const entry = ctx.shelf.catalogue.get(name);
   const held = entry ? undefined : ctx.shelf.catalogue.heldTool(name);
   if (held) {
-    // Whatever the arguments: checking them against the new schema would name its new fields.
+    // Whatever the arguments: checking them against the new schema would name its new fields. A lazy
+    // upstream held on its cached listing starts, so its live listing can confirm the pin.
+    ctx.caller.warm?.(held.server);
     traceCall(ctx, { name, origin: via ?? 'catalog', started, isError: true, failure: 'held', args });
     return { result: errorResult(heldAnswer(held.qualifiedName, held.server, held.upstreamName, held.reason)), promote: [] };
   }
