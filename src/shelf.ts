@@ -15,7 +15,7 @@ import { describeToolSearch } from './discovery/manifest.js';
 import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
-import { buildSearchIndex } from './discovery/searchIndex.js';
+import { buildSearchIndex, type SearchHit } from './discovery/searchIndex.js';
 import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
@@ -27,6 +27,8 @@ export interface BuiltShelf extends Shelf {
   readonly manifestWarnings: readonly string[];
   /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
   readonly ruleWarnings: readonly string[];
+  /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
+  bm25(query: string, limit: number): readonly SearchHit[];
 }
 
 /** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
@@ -79,6 +81,7 @@ export function buildShelf(
     manifestWarnings: first.warnings,
     ruleWarnings: ruleWarnings(config, toolsByServer),
     search: (query, limit) => rankTools(rankContext, query, limit),
+    bm25: (query, limit) => index.rank(query, limit).hits,
     searchDescription(maxChars) {
       let text = manifests.get(maxChars);
       if (text === undefined) {

@@ -3,6 +3,7 @@
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
  * Source: DESIGN §2, §9, §11.
  */
+import { randomBytes } from 'node:crypto';
 import { serverOfName, serverPrefixes } from './catalog/naming.js';
 import { DEFAULT_INSTRUCTIONS_BYTES, schemaOptionsFor } from './config/defaults.js';
 import type { Config } from './config/types.js';
@@ -22,6 +23,9 @@ import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
 import type { TraceSink } from './trace/events.js';
+import { Activity, teeTrace } from './dashboard/activity.js';
+import type { DashboardSource } from './dashboard/routes.js';
+import type { DashboardServer } from './dashboard/serve.js';
 import type { Logger } from './trace/log.js';
 
 /** Start options. Times in ms. */
@@ -82,6 +86,9 @@ export const CACHED_START_DELAY_MS = 500;
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
   const sessions = new Map<string, GatewaySession>();
+  // What the dashboard shows live: every trace event and reload outcome (docs/dashboard.md).
+  const activity = new Activity();
+  const trace = teeTrace(options.trace, activity);
   // Modern (2026-07-28) clients: no sessions; set once the serving code is loaded (issue #9).
   let modern: ModernFront | undefined;
   // The serving code loads while the upstreams start (DESIGN §13 start-up).
@@ -94,6 +101,10 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     import('./gateway/modern/front.js'),
     import('./gateway/subscriptions.js'),
     import('./gateway/passthrough.js'),
+    import('./dashboard/routes.js'),
+    import('./dashboard/access.js'),
+    import('./dashboard/state.js'),
+    import('./dashboard/playground.js'),
   ]);
   // Eager upstreams served from the cached catalogue wait until the gateway has served a moment (see CACHED_START_DELAY_MS).
   let openGate: () => void = () => undefined;
@@ -117,7 +128,13 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     trace: options.trace,
     ...(options.announce ? { announceTrust: (lines: readonly string[]) => options.announce!('trust', lines) } : {}),
   });
-  const watch = options.configFile ? await watchForReload(options.configFile, opened, logger, options.announce ?? (() => undefined)) : undefined;
+  const announce = options.announce ?? (() => undefined);
+  const watch = options.configFile
+    ? await watchForReload(options.configFile, opened, logger, (level, lines) => {
+        announce('config', lines);
+        activity.add({ kind: 'reload', level, lines });
+      })
+    : undefined;
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
   const [
@@ -129,6 +146,10 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     { createModernFront },
     { UpstreamSubscriptions },
     { forwardSubscription },
+    { dashboardRoutes },
+    { DashboardAccess },
+    { dashboardState },
+    { playgroundSearch },
   ] = await serving;
   // Upstream resource subscriptions, held by clients of both eras (issue #9 point 3).
   const upstreamSubscriptions = new UpstreamSubscriptions((method, uri) => forwardSubscription(pool, routes, method, uri));
@@ -179,7 +200,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       shelf: opened.current,
       caller,
       admit,
-      trace: options.trace,
+      trace,
       logger,
       measure: (value) => {
         const bytes = jsonBytes(value);
@@ -208,6 +229,31 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const modernFront = createModernFront(() => sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES), maxSessionsFromEnv(process.env));
   modern = modernFront;
 
+  const dashboard: DashboardSource = {
+    activity,
+    state: () =>
+      dashboardState({
+        version: options.version,
+        config: opened.config(),
+        shelf: opened.current(),
+        summary: opened.summary(),
+        upstreams: pool.summary(),
+        clients: [...sessions.values()].map((s) => ({ session: s.id, ...(s.clientName ? { name: s.clientName } : {}), promoted: s.promotedTools })),
+      }),
+    search: (query, limit) => playgroundSearch(opened.current(), query, limit),
+  };
+  // A random cookie name per process: cookies are not kept apart by port, and sessions end with the process.
+  const cookieName = `toolshelf_ui_${randomBytes(4).toString('hex')}`;
+  // The shared instance's page (toolshelf ui): on a loopback port of its own, opened on first request.
+  let dashboardServer: Promise<DashboardServer | undefined> | undefined;
+  const uiAccess = new DashboardAccess(true, cookieName);
+  const openDashboard = async (): Promise<string> => {
+    dashboardServer ??= import('./dashboard/serve.js').then(({ serveDashboard }) => serveDashboard(dashboardRoutes({ source: dashboard, access: uiAccess, logger }), logger));
+    const served = await dashboardServer;
+    if (!served) throw new Error('the dashboard is closed');
+    return `${served.origin}/ui/login?code=${uiAccess.mintLoginCode()}`;
+  };
+
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   let front: HttpFront | SocketFront | undefined;
@@ -218,8 +264,9 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       await front?.close();
       await modernFront.close();
       await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
+      await (await dashboardServer)?.close();
       await opened.close();
-      await options.trace.close();
+      await trace.close();
       resolveClosed();
     })();
     return shuttingDown;
@@ -237,6 +284,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       createSession: makeSession,
       onSessionClosed: (id) => sessions.delete(id),
       modern: (req, res, body) => modernFront.serveHttp(req, res, body),
+      dashboard: dashboardRoutes({ source: dashboard, access: new DashboardAccess(options.token !== undefined, cookieName), logger, ...(options.token ? { token: options.token } : {}) }),
     }).catch(async (error: NodeJS.ErrnoException) => {
       watch?.close();
       await opened.close();
@@ -259,6 +307,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         void shutdown();
       },
       modern: () => modernFront.stdioConnection(),
+      openDashboard,
     }).catch(async (error: Error) => {
       watch?.close();
       await opened.close();
@@ -290,12 +339,12 @@ function admitter(config: () => Config, admission: Admission, logger: Logger): A
  * Watches the config file and applies each valid edit to `opened` (issue #11 point 3); a file that
  * fails validation is refused with every problem listed on stderr, and the running config kept.
  */
-async function watchForReload(file: { path: string; text: string }, opened: OpenShelf, logger: Logger, announce: (topic: string, lines: readonly string[]) => void): Promise<ConfigWatch> {
+async function watchForReload(file: { path: string; text: string }, opened: OpenShelf, logger: Logger, announce: (level: 'info' | 'warn' | 'error', lines: readonly string[]) => void): Promise<ConfigWatch> {
   const { watchConfig } = await import('./config/watch.js');
-  // Each outcome is logged and announced (the latest replaces the one before for a shared instance's clients).
+  // Each outcome is logged and announced (to a shared instance's clients, where the latest replaces the one before, and to the dashboard).
   const tell = (level: 'info' | 'warn' | 'error', lines: readonly string[]): void => {
     logger[level](lines.join('\n'));
-    announce('config', lines);
+    announce(level, lines);
   };
   return watchConfig(file.path, file.text, process.env, {
     onValid: async (next) => {

@@ -21,10 +21,10 @@ export function browserCommand(url: string, env: Readonly<Record<string, string 
 
 /**
  * Starts the opener for `url` detached and ignores its fate (a missing opener is not an error: the
- * URL is on stderr). `err` gets the printed line.
+ * URL is on stderr). `err` gets the printed line, which says what the URL is for (`purpose`).
  */
-export function openBrowser(url: string, err: (line: string) => void, env: Readonly<Record<string, string | undefined>> = process.env): void {
-  err(`Open this URL in a browser to sign in:\n  ${url}`);
+export function openBrowser(url: string, err: (line: string) => void, env: Readonly<Record<string, string | undefined>> = process.env, purpose = 'to sign in'): void {
+  err(`Open this URL in a browser ${purpose}:\n  ${url}`);
   const { command, args } = browserCommand(url, env, process.platform);
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: process.platform !== 'win32' });

@@ -22,6 +22,7 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
        toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]   what tool_search would answer
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--subset NAME] [--json]    ranking quality
        toolshelf auth login SERVER | status [--json] | logout SERVER [--config FILE]       OAuth sign-in to remote servers
+       toolshelf ui [--config FILE | --url URL] [--no-open]                                 the dashboard in the browser
        toolshelf review [--config FILE]                                          upstream tools held for review, with what changed
        toolshelf approve SERVER [TOOL...] [--config FILE]                        serve held tools again (pins them as reviewed)
        toolshelf help | --help | --version

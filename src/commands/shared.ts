@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { claimInstance, releaseInstance } from '../share/claim.js';
 import { instancePaths, instancePathsOf, type InstancePaths } from '../share/paths.js';
-import { relayToSharedInstance, type RelayEnd } from '../share/relay.js';
+import { relayToSharedInstance, type InstanceStart, type RelayEnd } from '../share/relay.js';
 import type { Logger } from '../trace/log.js';
 import { VERSION } from './common.js';
 
@@ -22,16 +22,22 @@ const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const INSTANCE_START_WAIT_MS = 60_000;
 
 /**
+ * Where the shared instance of `configFile` with these serve flags lives, how to start it, and how
+ * long to wait for it: what a relay and `toolshelf ui` both need to find or start the same instance.
+ */
+export function sharedInstance(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined): InstanceStart {
+  const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
+  const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
+  return { paths, instanceArgs: [CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket], startWaitMs: INSTANCE_START_WAIT_MS };
+}
+
+/**
  * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
  * starting it when needed. Returns the exit code, or why no instance could be reached (stdin unread).
  */
 export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void): Promise<RelayEnd> {
-  const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
-  const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
   return relayToSharedInstance({
-    paths,
-    instanceArgs: [CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket],
-    startWaitMs: INSTANCE_START_WAIT_MS,
+    ...sharedInstance(configFile, logLevel, trace),
     input: process.stdin,
     output: process.stdout,
     note: (line) => err(`${line}\n`),

@@ -55,6 +55,12 @@ export interface HttpOptions {
    * modern requests have no session and are answered before the session logic.
    */
   readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<boolean>;
+  /**
+   * Serves a path other than `/mcp` (the dashboard, docs/dashboard.md) after the Host and Origin checks,
+   * resolving false for one it does not know (404). The dashboard asks for its own sessions: a browser
+   * sends no bearer token.
+   */
+  readonly dashboard?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 }
 
 /** A running HTTP front: the URL a client uses and a close that ends every session. */
@@ -107,7 +113,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOptions, live: Map<string, Live>): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  if (url.pathname !== '/mcp') return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp');
+  if (url.pathname !== '/mcp') {
+    const refused = options.dashboard ? originRefusal(req, options.host) : undefined;
+    if (refused) return reply(res, refused.status, -32000, refused.message);
+    if (options.dashboard && (await options.dashboard(req, res, url))) return;
+    return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp');
+  }
   const refusal = checkRequest(req, options);
   if (refusal) {
     // RFC 6750 §3: a 401 names the scheme the client must use.
@@ -193,13 +204,24 @@ function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
-/**
- * Host must name a loopback address or the bound host (for a wildcard bind: this machine's addresses
- * or host name, read per request as interfaces come and go); a browser Origin must name one of the
- * same (DNS rebinding).
- */
+/** Host and Origin as {@link originRefusal} checks them, then the bearer token when one is set. */
 function checkRequest(req: IncomingMessage, options: HttpOptions): { status: number; message: string } | undefined {
-  const allowed = allowedHostnames(options.host, isWildcard(options.host) ? networkInterfaces() : {}, machineName());
+  const refused = originRefusal(req, options.host);
+  if (refused) return refused;
+  if (options.token !== undefined && !tokenMatches(header(req, 'authorization'), options.token)) {
+    return { status: 401, message: 'Unauthorized: missing or wrong bearer token' };
+  }
+  return undefined;
+}
+
+/**
+ * Why a request's Host or Origin is refused for a front bound to `boundHost`, or undefined when both
+ * are allowed: Host must name a loopback address or the bound host (for a wildcard bind, this
+ * machine's addresses or host name, read per request as interfaces come and go); a browser's Origin
+ * must name one of the same (DNS rebinding; MCP spec, Transports › Streamable HTTP, security warning).
+ */
+export function originRefusal(req: IncomingMessage, boundHost: string): { status: number; message: string } | undefined {
+  const allowed = allowedHostnames(boundHost, isWildcard(boundHost) ? networkInterfaces() : {}, machineName());
   const host = header(req, 'host');
   if (!host || !allowed.has(hostOfHeader(host) ?? '')) return { status: 403, message: `Forbidden: Host "${host ?? ''}" is not allowed` };
   const origin = header(req, 'origin');
@@ -211,9 +233,6 @@ function checkRequest(req: IncomingMessage, options: HttpOptions): { status: num
       return { status: 403, message: 'Forbidden: malformed Origin' };
     }
     if (!allowed.has(originHost)) return { status: 403, message: `Forbidden: Origin "${origin}" is not allowed` };
-  }
-  if (options.token !== undefined && !tokenMatches(header(req, 'authorization'), options.token)) {
-    return { status: 401, message: 'Unauthorized: missing or wrong bearer token' };
   }
   return undefined;
 }

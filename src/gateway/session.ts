@@ -201,6 +201,16 @@ export class GatewaySession {
     return this.server.getClientVersion()?.name;
   }
 
+  /** The session id, as trace events name it. */
+  get id(): string {
+    return this.options.id;
+  }
+
+  /** The tools promoted into this client's list, in promotion order (DESIGN §9). */
+  get promotedTools(): readonly string[] {
+    return [...this.promoted];
+  }
+
   /**
    * What the stdio call lane serves this session's plain tools/call with (callLane.ts): the same
    * call function as the SDK handler, once the client has initialized.

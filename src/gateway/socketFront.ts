@@ -6,6 +6,7 @@
  */
 import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
 import { MAX_STDIO_RESULT_BYTES, serveStream, type ModernStdio } from './stdio.js';
@@ -23,12 +24,32 @@ export interface SocketFrontOptions {
   readonly onIdle: () => void;
   /** The Server for a relayed client that opens with `server/discover` (modern era, issue #9). */
   readonly modern: () => ModernStdio;
+  /**
+   * Opens the instance's dashboard for `toolshelf ui` and resolves with a one-time sign-in URL. A
+   * connection that opens with {@link DASHBOARD_REQUEST} gets the URL as one JSON line (`{"url": …}`,
+   * or `{"error": …}`) instead of a session, and keeps the instance alive while it stays open. The
+   * socket itself is the credential: only its owner can open it (docs/dashboard.md).
+   */
+  readonly openDashboard?: () => Promise<string>;
 }
+
+/** The line `toolshelf ui` opens its connection with; no JSON-RPC message has this shape. */
+export const DASHBOARD_REQUEST = '{"toolshelf":"dashboard"}';
 
 /** A listening socket front. */
 export interface SocketFront {
   /** Stops accepting clients and ends every connection. */
   close(): Promise<void>;
+}
+
+/** Writes the dashboard's sign-in URL (or why there is none) as one line; the connection stays open. */
+async function answerDashboard(socket: Socket, open: () => Promise<string>, logger: Logger): Promise<void> {
+  try {
+    socket.write(`${JSON.stringify({ url: await open() })}\n`);
+  } catch (error) {
+    logger.warn(`dashboard: ${(error as Error).message}`);
+    socket.write(`${JSON.stringify({ error: (error as Error).message })}\n`);
+  }
 }
 
 /** Listens on `options.path`; rejects when it cannot (the caller ends the instance). */
@@ -49,7 +70,6 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
     sockets.add(socket);
     const id = `shared-${(counter += 1)}`;
     logger.debug(`client ${id} connected (${sockets.size} now)`);
-    const session = options.createSession(id, MAX_STDIO_RESULT_BYTES);
     // A client that vanished mid-write (EPIPE, ECONNRESET) ends its session like a clean close.
     socket.on('error', (error) => logger.debug(`client ${id}: ${error.message}`));
     const ended = (): void => {
@@ -60,9 +80,18 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
       armIdle();
     };
     socket.once('close', ended);
-    void serveStream(session, socket, socket, ended, options.modern).catch((error: Error) => {
-      logger.warn(`client ${id}: ${error.message}`);
-      ended();
+    // The first bytes say whether this is a relayed client or `toolshelf ui`; a client's are kept for its session.
+    socket.once('data', (first: Buffer) => {
+      if (options.openDashboard && first.toString('utf8').trimEnd() === DASHBOARD_REQUEST) return void answerDashboard(socket, options.openDashboard, logger);
+      const input = new PassThrough();
+      input.write(first);
+      socket.pipe(input);
+      socket.once('close', () => input.destroy());
+      const session = options.createSession(id, MAX_STDIO_RESULT_BYTES);
+      void serveStream(session, input, socket, ended, options.modern).catch((error: Error) => {
+        logger.warn(`client ${id}: ${error.message}`);
+        ended();
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -28,13 +28,17 @@ const BOOT_GRACE_MS = 5000;
 /** A log past this many bytes is emptied when a new instance starts, so it never grows unbounded. */
 const MAX_LOG_BYTES = 1024 * 1024;
 
-/** What the relay needs. Times in ms. */
-export interface RelayOptions {
+/** How to find or start one shared instance. Times in ms. */
+export interface InstanceStart {
   readonly paths: InstancePaths;
   /** Node arguments that start the instance (the CLI with `--shared-instance <socket>`). */
   readonly instanceArgs: readonly string[];
   /** Longest wait for a started instance to listen. */
   readonly startWaitMs: number;
+}
+
+/** What the relay needs. */
+export interface RelayOptions extends InstanceStart {
   readonly input: Readable;
   readonly output: Writable;
   /** One line for the user on stderr. */
@@ -54,7 +58,7 @@ function tryConnect(path: string): Promise<Socket | undefined> {
 }
 
 /** Starts an instance in its own process group, detached from this one, its stderr to the log. */
-function startInstance(options: RelayOptions): void {
+function startInstance(options: InstanceStart): void {
   const { paths } = options;
   ensurePrivateDir(paths.dir);
   try {
@@ -79,8 +83,11 @@ function logTail(path: string): string {
   }
 }
 
-/** Finds the running instance or starts one (retried once); undefined when none came up in time. */
-async function reachInstance(options: RelayOptions): Promise<Socket | undefined> {
+/**
+ * Finds the running instance or starts one (retried once); undefined when none came up in time.
+ * @throws the file system's error when the instance's folder or log cannot be made.
+ */
+export async function reachInstance(options: InstanceStart): Promise<Socket | undefined> {
   const { paths } = options;
   const existing = await tryConnect(paths.socket);
   if (existing) return existing;

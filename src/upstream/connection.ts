@@ -191,6 +191,11 @@ export class UpstreamConnection {
     return this.listedLive ? 'live' : 'cache';
   }
 
+  /** The protocol era this upstream speaks, once a connect or the cache told it. */
+  get era(): EraVerdict['era'] | undefined {
+    return this.verdict?.era;
+  }
+
   /** Whether this upstream starts on first use and stops when idle (issue #11 point 2). */
   get lazy(): boolean {
     return this.server.lazy ?? this.options.lazyDefaults?.().lazy ?? false;

@@ -31,6 +31,10 @@ export interface UpstreamSummary {
   readonly status: UpstreamConnection['status'];
   readonly tools: number;
   readonly error?: string;
+  /** The protocol era it speaks, once known: `legacy` (2025 revisions) or `modern` (2026-07-28). */
+  readonly era?: 'legacy' | 'modern';
+  /** Starts on first use and stops when idle. */
+  readonly lazy: boolean;
 }
 
 /** Which servers a reload touched, by key. */
@@ -169,6 +173,8 @@ export class UpstreamPool {
       status: c.status,
       tools: c.tools.length,
       ...(c.status === 'ready' ? {} : { error: c.lastError }),
+      ...(c.era ? { era: c.era } : {}),
+      lazy: c.lazy,
     }));
   }
 

@@ -1,0 +1,188 @@
+/**
+ * The dashboard's picture of the shelf as JSON: each upstream (state, protocol era, tools, bytes a
+ * client receives for it before and after toolshelf), each tool (exposure, where it was promoted,
+ * canonical vs wire schema bytes, annotations), the connected clients, and tool_search's description
+ * exactly as each kind of client receives it. Pure: the caller passes the live parts in.
+ * Bytes are UTF-8 bytes of compact JSON (schema/measure.ts). Source: docs/dashboard.md.
+ */
+import type { Tool } from '@modelcontextprotocol/server';
+import type { CatalogEntry } from '../catalog/types.js';
+import type { Config } from '../config/types.js';
+import { wireTool } from '../gateway/advertise.js';
+import { modernTools } from '../gateway/modern/server.js';
+import { legacyTools, sessionSettings } from '../gateway/session.js';
+import { jsonBytes, textBytes } from '../schema/measure.js';
+import type { BuiltShelf } from '../shelf.js';
+import type { StartSummary } from '../summary.js';
+import type { UpstreamSummary } from '../upstream/pool.js';
+
+/** One upstream as the page shows it. */
+export interface ServerView {
+  readonly key: string;
+  readonly status: UpstreamSummary['status'];
+  /** The protocol era it speaks, once known (`legacy`: 2025 revisions; `modern`: 2026-07-28). */
+  readonly era?: 'legacy' | 'modern';
+  /** Starts on first use and stops when idle. */
+  readonly lazy: boolean;
+  readonly error?: string;
+  readonly direct: number;
+  readonly deferred: number;
+  readonly hidden: number;
+  /** Its tools (hidden ones excepted) declared directly with their canonical schemas: what a client would receive without toolshelf. */
+  readonly bytesBefore: number;
+  /** Its tools on the first tools/list through toolshelf: the direct ones' wire declarations (deferred tools cost a manifest line instead). */
+  readonly bytesAfter: number;
+}
+
+/** One tool as the page shows it. */
+export interface ToolView {
+  readonly name: string;
+  readonly server: string;
+  readonly upstreamName: string;
+  readonly exposure: 'direct' | 'deferred';
+  readonly description: string;
+  /** The tool's annotations as its upstream declared them (hints are hints, not guarantees: MCP spec, Tools › Annotations). */
+  readonly annotations?: Record<string, unknown>;
+  /** Bytes of the inputSchema as declared and as sent (after preparation and compaction). */
+  readonly canonicalBytes: number;
+  readonly wireBytes: number;
+  /** Compaction rung applied (0: none). */
+  readonly rung: number;
+  /** The clients (labels of {@link ClientView}) whose list this tool was promoted into. */
+  readonly promotedIn: readonly string[];
+}
+
+/** One connected legacy-era client (a 2026-07-28 client has no session to show). */
+export interface ClientView {
+  /** The session id as the trace names it. */
+  readonly session: string;
+  readonly name?: string;
+  /** Tools promoted into its list, in promotion order. */
+  readonly promoted: readonly string[];
+}
+
+/** tool_search's description as one kind of client receives it. */
+export interface ManifestView {
+  readonly client: string;
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/** Everything the page draws, but the activity stream. */
+export interface DashboardState {
+  readonly version: string;
+  readonly servers: readonly ServerView[];
+  readonly tools: readonly ToolView[];
+  readonly clients: readonly ClientView[];
+  readonly totals: {
+    readonly direct: number;
+    readonly deferred: number;
+    readonly hidden: number;
+    /** First tools/list a new client receives, and the same tools all declared directly. */
+    readonly firstListBytes: number;
+    readonly modernListBytes: number;
+    readonly allDirectBytes: number;
+  };
+  readonly manifests: readonly ManifestView[];
+}
+
+/** What {@link dashboardState} reads. */
+export interface StateInput {
+  readonly version: string;
+  readonly config: Config;
+  readonly shelf: BuiltShelf;
+  readonly summary: StartSummary;
+  readonly upstreams: readonly UpstreamSummary[];
+  readonly clients: readonly ClientView[];
+}
+
+/**
+ * Client kinds whose tool_search description differs, by `clientInfo.name` (gateway/clients.ts): an
+ * unnamed 2025-era client (call_tool on), one that re-lists on list_changed (no call_tool), and Claude
+ * Code (descriptions cut at 2,048 characters).
+ */
+const LEGACY_KINDS: readonly { readonly label: string; readonly name: string | undefined }[] = [
+  { label: '2025 client that ignores list_changed (Claude Desktop, Cursor, unnamed)', name: undefined },
+  { label: '2025 client that re-lists (VS Code)', name: 'Visual Studio Code' },
+  { label: 'Claude Code', name: 'claude-code' },
+];
+
+/** Builds the page's state. */
+export function dashboardState(input: StateInput): DashboardState {
+  const { shelf, summary, config } = input;
+  const { catalogue } = shelf;
+  const promotedIn = new Map<string, string[]>();
+  for (const client of input.clients) for (const name of client.promoted) promotedIn.set(name, [...(promotedIn.get(name) ?? []), client.session]);
+  const servers = input.upstreams.map((upstream): ServerView => {
+    const entries = catalogue.entries.filter((e) => e.server === upstream.key);
+    const counts = catalogue.counts.get(upstream.key) ?? { direct: 0, deferred: 0, hidden: 0 };
+    return {
+      key: upstream.key,
+      status: upstream.status,
+      ...(upstream.era ? { era: upstream.era } : {}),
+      lazy: upstream.lazy,
+      ...(upstream.error ? { error: upstream.error } : {}),
+      ...counts,
+      bytesBefore: declarationBytes(entries.map(directDeclaration)),
+      bytesAfter: declarationBytes(entries.filter((e) => e.exposure === 'direct').map(wireTool)),
+    };
+  });
+  const tools = catalogue.entries.map(
+    (entry): ToolView => ({
+      name: entry.qualifiedName,
+      server: entry.server,
+      upstreamName: entry.upstreamName,
+      exposure: entry.exposure === 'direct' ? 'direct' : 'deferred',
+      description: entry.projected.description,
+      ...(isObject(entry.tool.annotations) ? { annotations: entry.tool.annotations } : {}),
+      canonicalBytes: entry.projected.canonicalBytes,
+      wireBytes: entry.projected.projectedBytes,
+      rung: entry.projected.rung,
+      promotedIn: promotedIn.get(entry.qualifiedName) ?? [],
+    }),
+  );
+  return {
+    version: input.version,
+    servers,
+    tools,
+    clients: input.clients,
+    totals: {
+      direct: summary.direct,
+      deferred: summary.deferred,
+      hidden: summary.hidden,
+      firstListBytes: summary.firstListBytes,
+      modernListBytes: summary.modernListBytes,
+      allDirectBytes: summary.allDirectBytes,
+    },
+    manifests: manifests(config, shelf),
+  };
+}
+
+/** A tool declared directly by its upstream, as the all-direct figure counts it (summary.ts). */
+function directDeclaration(entry: CatalogEntry): Tool {
+  return { ...wireTool(entry), description: entry.tool.description ?? '', inputSchema: entry.tool.inputSchema as Tool['inputSchema'] };
+}
+
+/** Bytes of `tools` as a tools/list result's array holds them; 0 for none. */
+function declarationBytes(tools: readonly Tool[]): number {
+  return tools.length === 0 ? 0 : jsonBytes(tools);
+}
+
+/** tool_search's description for each client kind; none when no client gets a tool_search. */
+function manifests(config: Config, shelf: BuiltShelf): ManifestView[] {
+  const settings = sessionSettings(config);
+  const kinds = [
+    ...LEGACY_KINDS.map((kind) => ({ label: kind.label, tools: legacyTools(shelf, settings, kind.name, []) })),
+    { label: '2026-07-28 client', tools: modernTools({ shelf: () => shelf, settings }, undefined) },
+  ];
+  const views: ManifestView[] = [];
+  for (const kind of kinds) {
+    const description = kind.tools.find((t) => t.name === 'tool_search')?.description;
+    if (description !== undefined) views.push({ client: kind.label, text: description, bytes: textBytes(description) });
+  }
+  return views;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,214 @@
+/**
+ * The dashboard (docs/dashboard.md) through the real CLI: a gateway on --http with a token serves the
+ * page beside /mcp; `toolshelf ui --url` mints the one-time sign-in link; a real headless Chromium
+ * (Debian's `chromium`, driven by playwright-core; .ci/run installs it) loads the page, lists the
+ * servers, runs a search in the playground and shows a call an SDK client made. Requests without the
+ * session cookie or the CSRF token, from a foreign Origin or with a spent link are refused. For stdio
+ * users, `toolshelf ui --config` asks the shared instance for its page. With TOOLSHELF_SCREENSHOTS set
+ * to a folder, the browser test saves the pictures the docs show there.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { chromium, type Browser } from 'playwright-core';
+import { alive, cliPath, fixture, sandboxConfig, startHttp, tempDir, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+
+const run = promisify(execFile);
+const TOKEN = 'dashboard-test-token-0123456789';
+
+/** Debian's chromium, or CHROMIUM_PATH. */
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => p !== undefined && existsSync(p));
+if (!CHROMIUM) console.warn('dashboard.e2e: no Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does): the browser tests skip');
+
+/** Runs `toolshelf ui ARGS --no-open` and returns the link it prints. */
+async function uiLink(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const { stdout } = await run(process.execPath, [cliPath, 'ui', ...args, '--no-open'], { env: { ...process.env, ...env } });
+  return stdout.trim();
+}
+
+/** Spends a sign-in link without a browser: the session cookie it sets (name=value). */
+async function signIn(link: string): Promise<string> {
+  const response = await fetch(link, { redirect: 'manual' });
+  expect(response.status).toBe(303);
+  const cookie = response.headers.get('set-cookie') ?? '';
+  expect(cookie).toMatch(/HttpOnly/);
+  expect(cookie).toMatch(/SameSite=Strict/);
+  return cookie.split(';')[0]!;
+}
+
+describe('dashboard on an HTTP gateway with a token', () => {
+  let gateway: HttpGateway;
+  let origin: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    const { path } = sandboxConfig({ trace: { captureToolIo: true } });
+    gateway = await startHttp(path, ['--token', TOKEN]);
+    origin = new URL(gateway.url).origin;
+    client = new Client({ name: 'dashboard-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  });
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await gateway?.stop();
+  });
+
+  it('refuses the page, the API and a login code to whoever lacks the session or the token', async () => {
+    expect((await fetch(`${origin}/`)).status).toBe(401);
+    expect((await fetch(`${origin}/ui/api/state`)).status).toBe(401);
+    expect((await fetch(`${origin}/ui/api/events`)).status).toBe(401);
+    expect((await fetch(`${origin}/ui/api/login-code`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${origin}/ui/api/login-code`, { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await fetch(`${origin}/ui/login?code=made-up`, { redirect: 'manual' })).status).toBe(403);
+    // DNS rebinding: a foreign Host or Origin is refused before the dashboard sees the request.
+    expect((await fetch(`${origin}/`, { headers: { origin: 'http://evil.example' } })).status).toBe(403);
+  });
+
+  it('gives one session per one-time link, and wants the CSRF token on every search', async () => {
+    const link = await uiLink(['--url', gateway.url], { TOOLSHELF_TOKEN: TOKEN });
+    expect(link).toMatch(new RegExp(`^${origin}/ui/login\\?code=[A-Za-z0-9_-]{43}$`));
+    const cookie = await signIn(link);
+    // The link is spent.
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(403);
+    const state = (await (await fetch(`${origin}/ui/api/state`, { headers: { cookie } })).json()) as { csrf: string; servers: { key: string }[] };
+    expect(state.servers.map((s) => s.key)).toEqual(['files', 'everything']);
+    const search = (headers: Record<string, string>) => fetch(`${origin}/ui/api/search`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: 'echo' }) });
+    expect((await search({})).status).toBe(403);
+    expect((await search({ 'x-toolshelf-csrf': 'wrong' })).status).toBe(403);
+    const answer = (await (await search({ 'x-toolshelf-csrf': state.csrf })).json()) as { served: { name: string }[] };
+    expect(answer.served[0]?.name).toBe('everything__echo');
+    // A cookie another page made up is no session.
+    expect((await fetch(`${origin}/ui/api/state`, { headers: { cookie: cookie.replace(/=.*/, '=forged') } })).status).toBe(401);
+  });
+
+  it('without the token, `toolshelf ui --url` says so and exits 1', async () => {
+    await expect(run(process.execPath, [cliPath, 'ui', '--url', gateway.url, '--no-open'], { env: { ...process.env, TOOLSHELF_TOKEN: '' } })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('requires its token: set TOOLSHELF_TOKEN'),
+    });
+  });
+
+  describe.skipIf(!CHROMIUM)('in a real browser', () => {
+    let browser: Browser;
+    const shots = process.env.TOOLSHELF_SCREENSHOTS ? resolve(process.env.TOOLSHELF_SCREENSHOTS) : tempDir('toolshelf-shots-');
+    beforeAll(async () => {
+      mkdirSync(shots, { recursive: true });
+      browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it('lists the servers, ranks a search in the playground and shows a call the client made', async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+      await page.goto(await uiLink(['--url', gateway.url], { TOOLSHELF_TOKEN: TOKEN }));
+      expect(new URL(page.url()).pathname).toBe('/');
+      const servers = page.getByTestId('servers');
+      await servers.waitFor();
+      expect(await servers.locator('tbody th').allTextContents()).toEqual(['files', 'everything']);
+      await page.screenshot({ path: join(shots, 'servers.png') });
+
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByLabel('Query').fill('echo back a message');
+      await page.getByRole('button', { name: 'Search', exact: true }).last().click();
+      const served = page.getByTestId('served-results');
+      await served.waitFor();
+      expect(await served.locator('li code').first().textContent()).toBe('everything__echo');
+      expect(await page.getByTestId('bm25-results').locator('li').count()).toBeGreaterThan(0);
+      await page.screenshot({ path: join(shots, 'search.png') });
+
+      await client.listTools();
+      await client.callTool({ name: 'files__list_directory', arguments: { path: '.' } });
+      await client.callTool({ name: 'tool_search', arguments: { query: 'add two numbers' } });
+      await page.getByRole('button', { name: 'Activity' }).click();
+      const calls = page.getByTestId('calls');
+      await calls.locator('code', { hasText: 'files__list_directory' }).waitFor();
+      await page.getByTestId('searches').locator('td', { hasText: 'add two numbers' }).waitFor();
+      expect(await calls.locator('tbody td').nth(1).textContent()).toBe('dashboard-e2e');
+      await page.locator('svg.chart polyline').waitFor({ state: 'attached' });
+      await page.screenshot({ path: join(shots, 'activity.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('is usable with the keyboard and on a narrow window', async () => {
+      const page = await browser.newPage({ viewport: { width: 420, height: 800 } });
+      await page.goto(await uiLink(['--url', gateway.url], { TOOLSHELF_TOKEN: TOKEN }));
+      await page.getByTestId('servers').waitFor();
+      // The nav's buttons are reached with Tab and pressed with Enter.
+      const tools = page.getByRole('button', { name: 'Tools' });
+      for (let i = 0; i < 10 && !(await tools.evaluate((el) => el === document.activeElement)); i += 1) await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('tools').waitFor();
+      expect(await tools.getAttribute('aria-current')).toBe('page');
+      // Nothing but the tables' own scroll boxes is wider than the window.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+      await page.screenshot({ path: join(shots, 'narrow.png') });
+      await page.close();
+    });
+  });
+});
+
+describe('dashboard on an HTTP gateway without a token', () => {
+  it('gives a session on the first page load, still wanting the CSRF token', async () => {
+    const { path } = sandboxConfig();
+    const gateway = await startHttp(path);
+    try {
+      const origin = new URL(gateway.url).origin;
+      expect(await uiLink(['--url', gateway.url])).toBe(`${origin}/`);
+      const page = await fetch(`${origin}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-/);
+      const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const state = (await (await fetch(`${origin}/ui/api/state`, { headers: { cookie } })).json()) as { csrf: string };
+      expect(state.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const search = await fetch(`${origin}/ui/api/search`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: '{"query":"echo"}' });
+      expect(search.status).toBe(403);
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
+
+describe('toolshelf ui for stdio clients (the shared instance)', () => {
+  const started: number[] = [];
+  afterEach(async () => {
+    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+    const pids = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.pid')).map((f) => Number(readFileSync(join(dir, f), 'utf8').trim())) : [];
+    for (const pid of [...pids, ...started.splice(0)].filter(alive)) process.kill(pid, 'SIGTERM');
+    await waitFor(() => !pids.some(alive), 20_000);
+  });
+
+  it('starts the instance, serves its page on a loopback port while it runs, and ends with Ctrl-C', async () => {
+    const dir = tempDir();
+    const toolsFile = join(dir, 'tools.json');
+    writeFileSync(toolsFile, JSON.stringify([{ name: 'ping', description: 'Answers with the pid.', inputSchema: { type: 'object', properties: {} } }]));
+    const path = writeConfig({ mcpServers: { rec: { command: 'node', args: [fixture('recorder.mjs')], env: { RECORD_PIDS: join(dir, 'pids.txt'), TOOLS_FILE: toolsFile } } }, share: { idleExitMs: 300 } }, dir);
+    const ui = spawn(process.execPath, [cliPath, 'ui', '--config', path, '--no-open'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    started.push(ui.pid!);
+    const link = await new Promise<string>((resolveLink, reject) => {
+      let text = '';
+      ui.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        if (text.includes('\n')) resolveLink(text.trim());
+      });
+      ui.once('exit', (code) => reject(new Error(`toolshelf ui exited ${code}`)));
+    });
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ui\/login\?code=/);
+    const origin = new URL(link).origin;
+    const cookie = await signIn(link);
+    const state = (await (await fetch(`${origin}/ui/api/state`, { headers: { cookie } })).json()) as { servers: { key: string }[] };
+    expect(state.servers.map((s) => s.key)).toEqual(['rec']);
+    // The page's port has no bearer token to mint links with: only the socket's owner can.
+    expect((await fetch(`${origin}/ui/api/login-code`, { method: 'POST' })).status).toBe(401);
+    const exited = new Promise<number | null>((r) => ui.once('exit', r));
+    ui.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+});
