@@ -110,6 +110,17 @@ function quoteArg(text: string): string {
   return /^[\w.@%+=:,/-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`;
 }
 
+/** How often `approve` reads and writes again when a running gateway wrote the pins meanwhile. */
+const MAX_APPROVE_ATTEMPTS = 5;
+
+/** Says which of `names` are not held, with the closest held tool. */
+function notHeldLines(server: string, names: readonly string[], pins: ServerPins, err: (text: string) => void): void {
+  for (const name of names) {
+    const [near] = suggestNames(name, Object.keys(pins.held), 1);
+    err(`toolshelf: "${printableLine(name, 200)}" of "${server}" is not held for review${near ? `; did you mean "${near}"?` : ''}\n`);
+  }
+}
+
 /** Runs `approve`; prints through `out`. Returns 0 when something was approved, 1 when nothing named was held, 2 on bad usage. */
 export async function runApprove(argv: string[], out: (text: string) => void): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
@@ -125,19 +136,24 @@ export async function runApprove(argv: string[], out: (text: string) => void): P
     const [near] = suggestNames(server, keys, 1);
     return err(`toolshelf: no server "${printableLine(server, 200)}" in the config${near ? `; did you mean "${near}"?` : ''}\n`), EXIT_USAGE;
   }
-  const pins = opened.store.load(server);
-  if (!pins || (Object.keys(pins.held).length === 0 && !pins.heldInstructions)) return err(`toolshelf: nothing of "${server}" is held for review\n`), EXIT_FAILURE;
-  const result = approve(pins, tools);
-  for (const name of result.notHeld) {
-    const [near] = suggestNames(name, Object.keys(pins.held), 1);
-    err(`toolshelf: "${printableLine(name, 200)}" of "${server}" is not held for review${near ? `; did you mean "${near}"?` : ''}\n`);
+  // A running gateway may write the pins between our read and write: then read and approve again.
+  let result: ReturnType<typeof approve> | undefined;
+  for (let attempt = 0; attempt < MAX_APPROVE_ATTEMPTS && result === undefined; attempt += 1) {
+    const pins = opened.store.load(server);
+    if (!pins || (Object.keys(pins.held).length === 0 && !pins.heldInstructions)) return err(`toolshelf: nothing of "${server}" is held for review\n`), EXIT_FAILURE;
+    const attempted = approve(pins, tools);
+    if (attempted.approved.length === 0 && !attempted.instructions) {
+      notHeldLines(server, attempted.notHeld, pins, err);
+      return EXIT_FAILURE;
+    }
+    try {
+      if (opened.store.save(server, attempted.pins)) result = attempted;
+    } catch (error) {
+      return err(`toolshelf: cannot write the pins of "${server}": ${(error as Error).message}\n`), EXIT_FAILURE;
+    }
+    if (result) notHeldLines(server, result.notHeld, pins, err);
   }
-  if (result.approved.length === 0 && !result.instructions) return EXIT_FAILURE;
-  try {
-    opened.store.save(server, result.pins);
-  } catch (error) {
-    return err(`toolshelf: cannot write the pins of "${server}": ${(error as Error).message}\n`), EXIT_FAILURE;
-  }
+  if (!result) return err(`toolshelf: the pins of "${server}" kept changing while approving; try again\n`), EXIT_FAILURE;
   for (const name of result.approved) out(`approved: ${server} ${printableLine(name, 200)}`);
   if (result.instructions) out(`approved: ${server} instructions`);
   return result.notHeld.length > 0 ? EXIT_FAILURE : EXIT_OK;

@@ -11,25 +11,37 @@ import type { Config } from '../config/types.js';
 import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { printableLine } from '../lib/printable.js';
-import { judgeListing, type HeldVersion, type ListingSource, type ServerPins } from './judge.js';
+import { judgeListing, type HeldVersion, type Judgement, type Listing, type ListingSource, type ServerPins } from './judge.js';
 
 /** Where pins are read and written: the state folder's {@link import('./store.js').PinStore}, or memory. */
 export interface PinSource {
   load(server: string): ServerPins | undefined;
-  /** @throws when the pins cannot be written. */
-  save(server: string, pins: ServerPins): void;
+  /** False when the pins changed since they were loaded (another process wrote them): nothing was written. @throws when they cannot be written. */
+  save(server: string, pins: ServerPins): boolean;
 }
 
 /** Pins kept in memory for the life of the process (no state folder). */
 export function memoryPins(): PinSource {
   const pins = new Map<string, ServerPins>();
-  return { load: (server) => pins.get(server), save: (server, value) => void pins.set(server, value) };
+  return {
+    load: (server) => pins.get(server),
+    save: (server, value) => {
+      pins.set(server, value);
+      return true;
+    },
+  };
 }
 
 /** `store` read, writes kept in memory over it: `inspect` and `search` judge as a gateway would without changing the pins. */
 export function readOnlyPins(store: PinSource): PinSource {
   const written = new Map<string, ServerPins>();
-  return { load: (server) => written.get(server) ?? store.load(server), save: (server, value) => void written.set(server, value) };
+  return {
+    load: (server) => written.get(server) ?? store.load(server),
+    save: (server, value) => {
+      written.set(server, value);
+      return true;
+    },
+  };
 }
 
 /** What the shelf is built with: the held tools per server, and the servers whose instructions are held. */
@@ -76,15 +88,7 @@ export class TrustKeeper {
     for (const [server, listing] of listings) {
       if (!Object.hasOwn(config.mcpServers, server)) continue;
       const otherPrefixes = [...prefixes].filter(([key]) => key !== server).map(([, prefix]) => prefix);
-      const pins = this.pins.load(server);
-      const verdict = judgeListing({ server, ...listing }, pins, trustFor(config, server), { otherPrefixes, separator: config.naming.separator });
-      if (verdict.pins !== undefined && verdict.pins !== pins) {
-        try {
-          this.pins.save(server, verdict.pins);
-        } catch (error) {
-          this.once(`save\u0000${server}`, `upstream "${server}": cannot write its pins: ${(error as Error).message}`);
-        }
-      }
+      const verdict = this.judgeOne(server, { server, ...listing }, config, otherPrefixes);
       if (verdict.held.size > 0) held.set(server, verdict.held);
       if (verdict.instructionsHeld) instructionsHeld.add(server);
       for (const warning of verdict.warnings) {
@@ -108,6 +112,25 @@ export class TrustKeeper {
       this.hooks.announce?.(heldLines);
     }
     return { held, instructionsHeld };
+  }
+
+  /**
+   * Judges one listing and writes the pins it changed; when another process (an approval) wrote them
+   * since they were read, judges once more over what it wrote.
+   */
+  private judgeOne(server: string, listing: Listing, config: Config, otherPrefixes: readonly string[]): Judgement {
+    const context = { otherPrefixes, separator: config.naming.separator };
+    for (let attempt = 0; ; attempt += 1) {
+      const pins = this.pins.load(server);
+      const verdict = judgeListing(listing, pins, trustFor(config, server), context);
+      if (verdict.pins === undefined || verdict.pins === pins) return verdict;
+      try {
+        if (this.pins.save(server, verdict.pins) || attempt > 0) return verdict;
+      } catch (error) {
+        this.once(`save\u0000${server}`, `upstream "${server}": cannot write its pins: ${(error as Error).message}`);
+        return verdict;
+      }
+    }
   }
 
   /** Warns `text` unless `key` was warned before; true when it was new. */

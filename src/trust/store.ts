@@ -63,13 +63,20 @@ export class PinStore {
     return asPins(text, server);
   }
 
-  /** Writes `server`'s pins. @throws the file system's error. */
-  save(server: string, pins: ServerPins): void {
+  /**
+   * Writes `server`'s pins, unless another process changed the file since this store last read or
+   * wrote it (an approval): then nothing is written and false returned, so the caller judges again
+   * over the new pins instead of undoing the approval. @throws the file system's error.
+   */
+  save(server: string, pins: ServerPins): boolean {
     const record: PinsRecord = { format: PINS_FORMAT, server, config: resolve(this.configPath), ...pins };
     const text = JSON.stringify(record, null, 1);
     const path = this.pathFor(server);
+    const now = readPrivate(path);
+    if (now !== undefined && now !== this.known.get(path)) return false;
     writePrivateFile(path, text);
     this.known.set(path, text);
+    return true;
   }
 
   /**

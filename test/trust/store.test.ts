@@ -64,6 +64,18 @@ describe('PinStore', () => {
     expect(JSON.parse(readFileSync(gateway.pathFor('mail'), 'utf8')).tools.send.reviewed).toBe(true);
   });
 
+  it('refuses to write over pins another process wrote since it read them, so an approval is never undone', () => {
+    const dir = state();
+    const gateway = new PinStore(dir, '/c.json');
+    expect(gateway.save('mail', { tools: {}, held: {} })).toBe(true);
+    const cli = new PinStore(dir, '/c.json');
+    cli.load('mail');
+    expect(cli.save('mail', { tools: {}, held: {}, instructions: { hash: 'h' } })).toBe(true);
+    expect(gateway.save('mail', { tools: {}, held: {} })).toBe(false);
+    expect(gateway.load('mail')?.instructions).toEqual({ hash: 'h' });
+    expect(gateway.save('mail', { tools: {}, held: {} })).toBe(true);
+  });
+
   it('reports a folder it cannot write to as an error on save', () => {
     const dir = state();
     const store = new PinStore(dir, '/c.json');
