@@ -7,6 +7,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
 import { LONGEST_TIMER_MS } from './lib/timers.js';
 import type { BuiltShelf } from './shelf.js';
+import type { Shelf } from './gateway/types.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
@@ -72,6 +73,12 @@ export interface OpenShelf {
   readonly pool: UpstreamPool;
   /** The current shelf; replaced whole on every rebuild. */
   current(): BuiltShelf;
+  /**
+   * The shelf view `name` sees now (docs/views.md), built on first use after each rebuild. A name the
+   * config applied now has no view for (one a reload removed) sees an empty shelf: nothing outside a
+   * view ever reaches its clients.
+   */
+  view(name: string): Shelf;
   summary(): StartSummary;
   /** The config now applied (replaced by {@link OpenShelf.reload}). */
   config(): Config;
@@ -145,7 +152,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, pins } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
-  const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog')), version } : undefined;
+  const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
@@ -170,17 +177,17 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     ...(hooks.trace ? { trace: hooks.trace } : {}),
     ...(hooks.announceTrust ? { announce: hooks.announceTrust } : {}),
   });
-  let view: TrustView = { held: new Map(), instructionsHeld: new Set() };
+  let trustView: TrustView = { held: new Map(), instructionsHeld: new Set() };
   // Judged afresh at every build: an approval from another process applies at the next one.
   const judged = (cfg: Config): HeldFn => {
-    view = keeper.judge(cfg, pool.listings());
-    const now = view;
+    trustView = keeper.judge(cfg, pool.listings());
+    const now = trustView;
     return (server, tool) => now.held.get(server)?.get(tool)?.reason;
   };
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
   const starting = pool.start(cachedStartGate);
-  const [{ buildShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
+  const [{ buildShelf, buildViewShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
   const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {
@@ -197,6 +204,8 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
+  // Each view's shelf over the current one, built on first use; emptied on every rebuild.
+  const views = new Map<string, Shelf>();
   let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, judged(config));
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
@@ -218,6 +227,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   function rebuild(): void {
     shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, judged(config));
+    views.clear();
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
       logger.warn(`name "${c.name}" stays with server "${c.servers[0]}" (tool "${c.tools[0]}"); server "${c.servers[1]}"'s tool "${c.tools[1]}" is served as "${c.given}"`);
@@ -225,7 +235,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     onRebuilt();
   }
   const reload = async (next: Config): Promise<Reconciled> => {
-    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, (server, tool) => view.held.get(server)?.get(tool)?.reason);
+    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, (server, tool) => trustView.held.get(server)?.get(tool)?.reason);
     const lines = trial.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
     if (lines.length > 0) throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
     config = next;
@@ -234,6 +244,14 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     rebuild();
     return touched;
   };
-  return { pool, current: () => shelf, config: () => config, summary: () => summarize(config, pool.summary(), shelf), trust: () => view, reload, close };
+  const view = (name: string): Shelf => {
+    let held = views.get(name);
+    if (!held) {
+      held = buildViewShelf(config, Object.hasOwn(config.views, name) ? name : undefined, shelf, hostRanker, memo);
+      views.set(name, held);
+    }
+    return held;
+  };
+  return { pool, current: () => shelf, view, config: () => config, summary: () => summarize(config, pool.summary(), shelf), trust: () => trustView, reload, close };
 }
 

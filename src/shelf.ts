@@ -5,8 +5,9 @@
  */
 import { buildCatalogue, type Catalogue, type HeldFn } from './catalog/build.js';
 import { unmatchedRules } from './catalog/exposure.js';
+import { unmatchedViewPatterns, viewCatalogue } from './catalog/views.js';
 import { schemaOptionsFor } from './config/defaults.js';
-import type { Config } from './config/types.js';
+import type { Config, ViewConfig } from './config/types.js';
 import type { CatalogEntry, UpstreamTool } from './catalog/types.js';
 import { jsonBytes } from './schema/measure.js';
 import type { HostRanker } from './discovery/hostRanker.js';
@@ -20,15 +21,20 @@ import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
 import type { Logger } from './trace/log.js';
+import { cleanedWarning } from './trust/clean.js';
+
+/** A shelf with BM25 alone beside its served ranking: the whole shelf, or one view's ({@link buildViewShelf}). */
+export interface ViewShelf extends Shelf {
+  /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
+  bm25(query: string, limit: number): readonly SearchHit[];
+}
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
-export interface BuiltShelf extends Shelf {
+export interface BuiltShelf extends ViewShelf {
   /** Tools whose manifest entry had to clip a first sentence (DESIGN §6 warning). */
   readonly manifestWarnings: readonly string[];
   /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
   readonly ruleWarnings: readonly string[];
-  /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
-  bm25(query: string, limit: number): readonly SearchHit[];
 }
 
 /** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
@@ -54,6 +60,28 @@ export function buildShelf(
 ): BuiltShelf {
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
   const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names, held);
+  const { shelf, manifestWarnings } = shelfOver(catalogue, config, host, memo);
+  return { ...shelf, manifestWarnings, ruleWarnings: [...ruleWarnings(config, toolsByServer), ...viewWarnings(config, catalogue)] };
+}
+
+/**
+ * The shelf view `name` of `config` sees over `base` (catalog/views.ts): its own catalogue, BM25
+ * index and manifest, built from the base shelf's entries. `name` undefined (a view the config does
+ * not have) gives an empty shelf.
+ */
+export function buildViewShelf(config: Config, name: string | undefined, base: Shelf, host: Result<HostRanker, string> | undefined, memo?: ShelfMemo): ViewShelf {
+  const view = name !== undefined && Object.hasOwn(config.views, name) ? config.views[name]! : NO_TOOLS;
+  return shelfOver(viewCatalogue(base.catalogue, view, config.naming.separator), config, host, memo).shelf;
+}
+
+/** The view of nothing: what a client of a view the config does not have sees. */
+const NO_TOOLS: ViewConfig = { servers: [] };
+
+/**
+ * The BM25 index and manifest over `catalogue`'s deferred tools. The manifest is rendered once per
+ * distinct client description limit, or read from `memo` when these tools were rendered before.
+ */
+function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker, string> | undefined, memo: ShelfMemo | undefined): { shelf: ViewShelf; manifestWarnings: readonly string[] } {
   const index = buildSearchIndex(catalogue.deferred, config.discovery.ranking);
   const rankContext = {
     index,
@@ -77,20 +105,30 @@ export function buildShelf(
   const first = describe(undefined);
   manifests.set(undefined, first.text);
   return {
-    catalogue,
     manifestWarnings: first.warnings,
-    ruleWarnings: ruleWarnings(config, toolsByServer),
-    search: (query, limit) => rankTools(rankContext, query, limit),
-    bm25: (query, limit) => index.rank(query, limit).hits,
-    searchDescription(maxChars) {
-      let text = manifests.get(maxChars);
-      if (text === undefined) {
-        text = describe(maxChars).text;
-        manifests.set(maxChars, text);
-      }
-      return text;
+    shelf: {
+      catalogue,
+      search: (query, limit) => rankTools(rankContext, query, limit),
+      bm25: (query, limit) => index.rank(query, limit).hits,
+      searchDescription(maxChars) {
+        let text = manifests.get(maxChars);
+        if (text === undefined) {
+          text = describe(maxChars).text;
+          manifests.set(maxChars, text);
+        }
+        return text;
+      },
     },
   };
+}
+
+/** One line per view pattern that matches no tool of the catalogue (catalog/views.ts {@link unmatchedViewPatterns}). Pure. */
+export function viewWarnings(config: Config, catalogue: Catalogue): string[] {
+  return Object.entries(config.views).flatMap(([name, view]) =>
+    unmatchedViewPatterns(catalogue, view, config.naming.separator).map(
+      ({ field, pattern }) => `view "${name}": the ${field} pattern "${pattern}" matches none of the ${catalogue.entries.length} tools on the shelf, so it does nothing`,
+    ),
+  );
 }
 
 /**
@@ -144,8 +182,8 @@ export function manifestBudget(configured: number, deferred: readonly CatalogEnt
 }
 
 /**
- * Logs each manifest warning, each `tools` rule that matches nothing, each dropped tool and each field
- * a tool's wire form left out (issue #8 item 1), once per process: a re-list that changes nothing repeats nothing.
+ * Logs each manifest warning, each `tools` rule that matches nothing, each dropped tool, each field
+ * a tool's wire form left out (issue #8 item 1) and what cleaning removed per server, once per process: a re-list that changes nothing repeats nothing.
  */
 export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<string>): void {
   const lines = [
@@ -153,6 +191,7 @@ export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<st
     ...shelf.ruleWarnings,
     ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: ${d.reason}`),
     ...shelf.catalogue.entries.flatMap((e) => e.projected.leftOut.map((why) => `upstream "${e.server}": tool ${e.upstreamName}: ${why}`)),
+    ...[...shelf.catalogue.cleaned].map(([server, removed]) => cleanedWarning(server, `its tools' text`, removed)),
   ];
   for (const line of lines) {
     if (seen.has(line)) continue;

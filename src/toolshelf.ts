@@ -15,18 +15,19 @@ import type { ModernFront } from './gateway/modern/front.js';
 import type { SocketFront } from './gateway/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession, SessionOptions } from './gateway/session.js';
-import type { Admit, UpstreamCaller } from './gateway/types.js';
+import type { Admit, Shelf, UpstreamCaller } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
 import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
 import type { Admission } from './schema/admit.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
-import type { TraceSink } from './trace/events.js';
+import { viewTrace, type TraceSink } from './trace/events.js';
 import { Activity, teeTrace } from './dashboard/activity.js';
 import type { DashboardSource } from './dashboard/routes.js';
 import type { DashboardServer } from './dashboard/serve.js';
 import type { Logger } from './trace/log.js';
+import { cleanText } from './trust/clean.js';
 
 /** Start options. Times in ms. */
 export interface StartOptions {
@@ -53,6 +54,8 @@ export interface StartOptions {
    * stderr, share/status.ts): each reload's outcome, under the topic `config`.
    */
   readonly announce?: (topic: string, lines: readonly string[]) => void;
+  /** The view the stdio client sees (docs/views.md; `--view`); over HTTP and the socket each client names its own. */
+  readonly view?: string;
 }
 
 /** A running gateway. */
@@ -89,8 +92,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // What the dashboard shows live: every trace event and reload outcome (docs/dashboard.md).
   const activity = new Activity();
   const trace = teeTrace(options.trace, activity);
-  // Modern (2026-07-28) clients: no sessions; set once the serving code is loaded (issue #9).
-  let modern: ModernFront | undefined;
+  // Modern (2026-07-28) clients: no sessions; one front per view, made on first use (issue #9, docs/views.md).
+  const modernFronts = new Map<string | undefined, ModernFront>();
   // The serving code loads while the upstreams start (DESIGN §13 start-up).
   const serving = Promise.all([
     import('./gateway/session.js'),
@@ -113,11 +116,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     cachedStartGate,
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
-      modern?.catalogueChanged();
+      for (const front of modernFronts.values()) front.catalogueChanged();
     },
     onNotification: (server, notification) => {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
-      modern?.forwardNotification(server, notification);
+      for (const front of modernFronts.values()) front.forwardNotification(server, notification);
     },
     // The connection has already decided which client's call the request belongs to (issue #8 point 2).
     onServerRequest: (_server, method, params, signal, origin, inputKey) => origin.ask(method, params, signal, inputKey),
@@ -139,7 +142,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { pool } = opened;
   const [
     { GatewaySession, sessionSettings },
-    { serveHttp, maxSessionsFromEnv },
+    { serveHttp, maxSessionsFromEnv, maxConnectionsPerPeerFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },
     { gatewayInstructions, upstreamInstructions },
@@ -154,53 +157,61 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Upstream resource subscriptions, held by clients of both eras (issue #9 point 3).
   const upstreamSubscriptions = new UpstreamSubscriptions((method, uri) => forwardSubscription(pool, routes, method, uri));
   const admit = admitter(opened.config, new Admission(), logger);
-  // The pool, plus why a name of an upstream that is not up is unknown (its tools are missing).
-  const caller: UpstreamCaller = {
+  /**
+   * The pool, plus why a name of an upstream that is not up is unknown (its tools are missing). A
+   * view's client is told only of the view's servers: any other name is unknown to it, and no more.
+   */
+  const callerFor = (view: string | undefined): UpstreamCaller => ({
     callTool: (server, tool, args, callOptions) => pool.callTool(server, tool, args, callOptions),
     warm: (server) => pool.warm(server),
     downFor: (name) => {
       const now = opened.config();
       const server = serverOfName(name, serverPrefixes(Object.keys(now.mcpServers), now.naming.separator), now.naming.separator);
-      const summary = server === undefined ? undefined : pool.summary().find((s) => s.key === server);
+      if (server === undefined || !viewHasServer(now, view, server)) return undefined;
+      const summary = pool.summary().find((s) => s.key === server);
       return summary && summary.status !== 'ready' ? { server: summary.key, status: summary.status, ...(summary.error ? { reason: summary.error } : {}) } : undefined;
     },
-  };
+  });
 
   /**
    * The instructions under the config and catalogue applied now and the upstreams' own (issue #8 point
    * 10), built again only when one of them changed: a modern HTTP request builds its options afresh,
    * and clipping and qualifying tool names each time put that work on every call's path.
    */
-  let instructionsMemo: { readonly config: Config; readonly catalogue: Catalogue; readonly texts: readonly [string, string][]; readonly instructions: string } | undefined;
-  const instructionsNow = (now: Config, catalogue: Catalogue): string => {
+  const instructionsMemo = new Map<string | undefined, { readonly config: Config; readonly catalogue: Catalogue; readonly texts: readonly [string, string][]; readonly instructions: string }>();
+  const instructionsNow = (now: Config, catalogue: Catalogue, view: string | undefined): string => {
+    // A view's clients get the instructions of its servers only (docs/views.md).
     // Instructions the scanner flagged stay out until approved (docs/security.md, "The scanner").
     const held = opened.trust().instructionsHeld;
-    const upstreamTexts = new Map([...pool.instructionsByServer()].filter(([server]) => !held.has(server)));
+    const upstreamTexts = new Map([...pool.instructionsByServer()].filter(([server]) => viewHasServer(now, view, server) && !held.has(server)));
     const texts = [...upstreamTexts];
     // Each upstream keeps its instructions string until it lists again: comparing them is cheap.
     const same = (held: readonly [string, string][]): boolean => held.length === texts.length && held.every(([key, text], i) => texts[i]![0] === key && texts[i]![1] === text);
-    if (instructionsMemo?.config === now && instructionsMemo.catalogue === catalogue && same(instructionsMemo.texts)) return instructionsMemo.instructions;
+    const memo = instructionsMemo.get(view);
+    if (memo?.config === now && memo.catalogue === catalogue && same(memo.texts)) return memo.instructions;
     const budgetOf = (server: string): number => now.mcpServers[server]?.instructionsBytes ?? DEFAULT_INSTRUCTIONS_BYTES;
     const instructions = gatewayInstructions(upstreamInstructions(upstreamTexts, catalogue.counts, budgetOf, (server, tool) => catalogue.find(server, tool)?.qualifiedName));
-    instructionsMemo = { config: now, catalogue, texts, instructions };
+    instructionsMemo.set(view, { config: now, catalogue, texts, instructions });
     return instructions;
   };
+  const shelfOf = (view: string | undefined): (() => Shelf) => (view === undefined ? opened.current : () => opened.view(view));
 
   /**
    * What a client is served with under the config applied now: a legacy session keeps it from when it
    * began, a modern request (issue #9) gets it afresh each time.
    */
-  const sessionOptions = (maxResultBytes?: number): Omit<SessionOptions, 'id'> => {
+  const sessionOptions = (view: string | undefined, maxResultBytes?: number): Omit<SessionOptions, 'id'> => {
     const now = opened.config();
-    const instructions = instructionsNow(now, opened.current().catalogue);
+    const shelf = shelfOf(view);
+    const instructions = instructionsNow(now, shelf().catalogue, view);
     return {
       instructions,
       ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       version: options.version,
-      shelf: opened.current,
-      caller,
+      shelf,
+      caller: callerFor(view),
       admit,
-      trace,
+      trace: view === undefined ? trace : viewTrace(trace, view),
       logger,
       measure: (value) => {
         const bytes = jsonBytes(value);
@@ -220,14 +231,20 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       settings: sessionSettings(now),
     };
   };
-  const makeSession = (id: string, maxResultBytes?: number): GatewaySession => {
-    const session = new GatewaySession({ id, ...sessionOptions(maxResultBytes) });
+  const makeSession = (id: string, view: string | undefined, maxResultBytes?: number): GatewaySession => {
+    const session = new GatewaySession({ id, ...sessionOptions(view, maxResultBytes) });
     sessions.set(id, session);
     return session;
   };
   // TOOLSHELF_MAX_SESSIONS caps modern listen streams as it caps legacy sessions (each holds a socket).
-  const modernFront = createModernFront(() => sessionOptions(options.http ? undefined : MAX_STDIO_RESULT_BYTES), maxSessionsFromEnv(process.env));
-  modern = modernFront;
+  const modernFor = (view: string | undefined): ModernFront => {
+    let front = modernFronts.get(view);
+    if (!front) {
+      front = createModernFront(() => sessionOptions(view, options.http ? undefined : MAX_STDIO_RESULT_BYTES), maxSessionsFromEnv(process.env));
+      modernFronts.set(view, front);
+    }
+    return front;
+  };
 
   const dashboard: DashboardSource = {
     activity,
@@ -241,6 +258,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         clients: [...sessions.values()].map((s) => ({ session: s.id, ...(s.clientName ? { name: s.clientName } : {}), promoted: s.promotedTools })),
       }),
     search: (query, limit) => playgroundSearch(opened.current(), query, limit),
+    signIn: (server) => {
+      const started = pool.signInNow(server);
+      void started?.then((ok) => logger.info(`upstream "${server}": the sign-in asked for on the dashboard ${ok ? 'succeeded' : 'did not succeed'}`));
+      return started !== undefined;
+    },
   };
   // A random cookie name per process: cookies are not kept apart by port, and sessions end with the process.
   const cookieName = `toolshelf_ui_${randomBytes(4).toString('hex')}`;
@@ -262,7 +284,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     shuttingDown ??= (async () => {
       watch?.close();
       await front?.close();
-      await modernFront.close();
+      await Promise.all([...modernFronts.values()].map((f) => f.close()));
       await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
       await (await dashboardServer)?.close();
       await opened.close();
@@ -275,15 +297,18 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   if (options.http) {
     const { host, port } = options.http;
     const maxSessions = maxSessionsFromEnv(process.env);
+    const maxConnectionsPerPeer = maxConnectionsPerPeerFromEnv(process.env);
     front = await serveHttp({
       host,
       port,
       ...(maxSessions !== undefined ? { maxSessions } : {}),
+      ...(maxConnectionsPerPeer !== undefined ? { maxConnectionsPerPeer } : {}),
       ...(options.token ? { token: options.token } : {}),
       logger,
-      createSession: makeSession,
+      createSession: (id, view) => makeSession(id, view),
+      views: () => Object.keys(opened.config().views),
       onSessionClosed: (id) => sessions.delete(id),
-      modern: (req, res, body) => modernFront.serveHttp(req, res, body),
+      modern: (req, res, body, view) => modernFor(view).serveHttp(req, res, body),
       dashboard: dashboardRoutes({ source: dashboard, access: new DashboardAccess(options.token !== undefined, cookieName), logger, ...(options.token ? { token: options.token } : {}) }),
     }).catch(async (error: NodeJS.ErrnoException) => {
       watch?.close();
@@ -297,7 +322,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       path: options.socket.path,
       logger,
       idleExitMs: options.socket.idleExitMs,
-      createSession: makeSession,
+      createSession: (id, maxResultBytes, view) => makeSession(id, view, maxResultBytes),
       onSessionClosed: (id) => {
         void sessions.get(id)?.close().catch(() => undefined);
         sessions.delete(id);
@@ -306,7 +331,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         logger.info(`no client for ${options.socket?.idleExitMs} ms; the shared instance ends`);
         void shutdown();
       },
-      modern: () => modernFront.stdioConnection(),
+      modern: (view) => modernFor(view).stdioConnection(),
       openDashboard,
     }).catch(async (error: Error) => {
       watch?.close();
@@ -314,11 +339,18 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       throw new StartupError(`cannot listen on ${options.socket?.path}: ${error.message}`);
     });
   } else {
-    await serveStdio(makeSession('stdio', MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFront.stdioConnection());
+    await serveStdio(makeSession('stdio', options.view, MAX_STDIO_RESULT_BYTES), () => void shutdown(), () => modernFor(options.view).stdioConnection());
   }
   setTimeout(openGate, CACHED_START_DELAY_MS).unref();
   const started = opened.pool.startsEnded().then(() => (shuttingDown ? undefined : opened.summary()));
   return { ...(front && 'url' in front ? { url: front.url } : {}), summary: opened.summary(), started, shutdown, closed };
+}
+
+/** Whether view `view` of `config` may hold server `server`'s tools (no view: every server; a view the config no longer has: none). */
+function viewHasServer(config: Config, view: string | undefined, server: string): boolean {
+  if (view === undefined) return true;
+  const settings = Object.hasOwn(config.views, view) ? config.views[view] : undefined;
+  return settings !== undefined && (settings.servers === undefined || settings.servers.includes(server));
 }
 
 /**
@@ -328,10 +360,11 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
  */
 function admitter(config: () => Config, admission: Admission, logger: Logger): Admit {
   return (entry, args) => {
-    const forwarded = schemaOptionsFor(config(), entry.server).prepare.strict ? dropNullOptionals(entry.tool.inputSchema, args) : args;
-    const verdict = admission.check(entry.qualifiedName, entry.tool.inputSchema, forwarded);
+    const forwarded = schemaOptionsFor(config(), entry.server).prepare.strict ? dropNullOptionals(entry.canonicalSchema, args) : args;
+    const verdict = admission.check(entry.qualifiedName, entry.canonicalSchema, forwarded);
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
-    return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: verdict.text };
+    // The verdict quotes the canonical schema's enum values and names: cleaned like all upstream text.
+    return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: cleanText(verdict.text).text };
   };
 }
 

@@ -1,17 +1,17 @@
 /**
  * class CredentialStore: sign-in state per server entry, and per authorization server (issuer)
  * within it, as one JSON file per server in `<stateDir>/credentials/`. Files are mode 0600 in a
- * 0700 folder, written to a temp file and renamed (atomic), and every read-modify-write holds that
+ * 0700 folder that must be the user's alone (`lib/stateDir.ts`), written to a temp file and renamed (atomic), and every read-modify-write holds that
  * file's lock ({@link withFileLock}), so processes sharing the folder never lose each other's
  * writes. A client registration and the tokens it obtained are saved together, so a token is never
  * paired with another process's registration. Source: issue #10 item 3.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { withFileLock } from './lock.js';
 import { serverFileStem } from './paths.js';
+import { ensurePrivateDir, readPrivateFile, UnsafeStateError, writePrivateFile } from '../lib/stateDir.js';
 
 /** What is kept for one authorization server. Times in ms since the epoch. */
 export interface IssuerCredentials {
@@ -51,9 +51,11 @@ export class CredentialStore {
   /** The server's credentials, or an empty record when there are none (or the file is unreadable). */
   read(key: string, url: string): ServerCredentials {
     try {
-      const parsed = JSON.parse(readFileSync(this.fileFor(key, url), 'utf8')) as ServerCredentials;
-      if (parsed.url === url && parsed.issuers && typeof parsed.issuers === 'object') return parsed;
-    } catch {
+      const parsed = JSON.parse(readPrivateFile(this.fileFor(key, url)) ?? 'null') as ServerCredentials | null;
+      if (parsed?.url === url && parsed.issuers && typeof parsed.issuers === 'object') return parsed;
+    } catch (error) {
+      // Credentials someone else could have written are refused, saying what to fix (lib/stateDir.ts).
+      if (error instanceof UnsafeStateError) throw error;
       // Missing or half-written by a crashed older version: start afresh.
     }
     return { url, issuers: {} };
@@ -76,7 +78,7 @@ export class CredentialStore {
       const record = this.read(key, url);
       change(record);
       record.updatedAt = Date.now();
-      writeAtomically(file, `${JSON.stringify(record, null, 2)}\n`);
+      writePrivateFile(file, `${JSON.stringify(record, null, 2)}\n`, this.dir);
       return record;
     });
   }
@@ -98,20 +100,9 @@ export class CredentialStore {
     return withFileLock(`${this.fileFor(key, url)}.refresh`, work);
   }
 
+  /** Makes `credentials/` 0700. @throws UnsafeStateError when it or the state folder is not the user's alone. */
   private ensureDir(): void {
-    const folder = join(this.dir, 'credentials');
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    chmodSync(folder, 0o700);
+    ensurePrivateDir(join(this.dir, 'credentials'), this.dir);
   }
 }
 
-/** Writes `text` to a 0600 temp file beside `file`, then renames it over `file`. */
-function writeAtomically(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temp, text, { mode: 0o600 });
-    renameSync(temp, file);
-  } finally {
-    rmSync(temp, { force: true });
-  }
-}

@@ -6,6 +6,8 @@ import type { Config } from '../config/types.js';
 import { decideExposure } from './exposure.js';
 import { assignNames, serverPrefixes, type GivenNames, type NameCollision } from './naming.js';
 import type { CatalogEntry, Exposure, ProjectedTool, UpstreamTool } from './types.js';
+import { addRemoved, noneRemoved, removedTotal, type RemovedCounts } from '../trust/clean.js';
+import { cleanTool } from '../trust/cleanTool.js';
 
 /** Projects one canonical tool for the wire (schema/ supplies it; DESIGN §7). */
 export type ProjectFn = (tool: UpstreamTool, server: string) => ProjectedTool;
@@ -34,6 +36,8 @@ export interface Catalogue {
    * an inputSchema that accepts no object: issue #8 item 1), each with a sentence saying why.
    */
   readonly dropped: readonly { readonly server: string; readonly tool: string; readonly reason: string }[];
+  /** Per server key, what cleaning removed from its admitted tools' text; servers with nothing removed are absent. */
+  readonly cleaned: ReadonlyMap<string, RemovedCounts>;
   /**
    * Tools held for review (docs/security.md, "Pins, quarantine and review"): named like the others, so
    * a call or search that reaches one is told why, but in no list, index or manifest.
@@ -92,15 +96,19 @@ export function buildCatalogue(
   const entries: CatalogEntry[] = [];
   const heldEntries: HeldEntry[] = [];
   const dropped: { server: string; tool: string; reason: string }[] = [];
+  const cleaned = new Map<string, RemovedCounts>();
   visible.forEach((v, i) => {
     const reason = held(v.server, v.tool.name);
     if (reason !== undefined) {
       heldEntries.push({ qualifiedName: naming.names[i] as string, server: v.server, upstreamName: v.tool.name, reason });
       return;
     }
+    // Upstream text is cleaned once here, before anything shows it (docs/security.md).
+    const shown = cleanTool(v.tool);
+    if (removedTotal(shown.removed) > 0) cleaned.set(v.server, addRemoved(cleaned.get(v.server) ?? noneRemoved(), shown.removed));
     let projected: ProjectedTool;
     try {
-      projected = project(v.tool, v.server);
+      projected = project(shown.tool, v.server);
     } catch (error) {
       // A hostile declaration (e.g. thousands of levels deep, or no object schema) must cost only that tool (DESIGN §11).
       const message = error instanceof Error ? error.message : String(error);
@@ -114,20 +122,26 @@ export function buildCatalogue(
       upstreamName: v.tool.name,
       exposure: v.exposure,
       keywords: v.keywords,
-      tool: v.tool,
+      tool: shown.tool,
+      canonicalSchema: v.tool.inputSchema,
       projected,
     });
   });
   entries.sort((a, b) => (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
-  return snapshot(entries, counts, naming, dropped, heldEntries);
+  return snapshot(entries, counts, naming, dropped, cleaned, heldEntries);
 }
 
-function snapshot(
+/**
+ * Freezes `entries` (sorted by qualified name) into a catalogue with its lookups. Used by
+ * {@link buildCatalogue} and by views (catalog/views.ts), which narrow a built catalogue.
+ */
+export function snapshot(
   entries: CatalogEntry[],
   counts: Map<string, ExposureCounts>,
   naming: { readonly collisions: readonly NameCollision[]; readonly given: GivenNames },
   dropped: Catalogue['dropped'],
-  held: readonly HeldEntry[],
+  cleaned: ReadonlyMap<string, RemovedCounts>,
+  held: readonly HeldEntry[] = [],
 ): Catalogue {
   const heldByName = new Map(held.map((e) => [e.qualifiedName, e]));
   const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
@@ -140,6 +154,7 @@ function snapshot(
     collisions: naming.collisions,
     names: naming.given,
     dropped,
+    cleaned,
     held: Object.freeze([...held]),
     heldTool: (name: string) => heldByName.get(name),
     get: (name: string) => byName.get(name),

@@ -53,8 +53,16 @@ export interface CatalogEntry {
   readonly exposure: Exposure;
   /** Trigger words from the config (`tools.<pattern>.keywords`), sorted shorter first then alphabetically. */
   readonly keywords: readonly string[];
-  /** The tool exactly as the upstream declared it: the canonical schema for admission. */
+  /**
+   * The tool as the upstream declared it with every string but its name cleaned (`trust/cleanTool.ts`):
+   * what the manifest, search, `inspect` and the wire show. The same object as declared when clean.
+   */
   readonly tool: UpstreamTool;
+  /**
+   * The inputSchema exactly as declared: admission validates against it and forwarding reads it, so
+   * cleaning never changes which arguments pass (`docs/security.md`, "Clean text and fenced instructions").
+   */
+  readonly canonicalSchema: JsonObject;
   /** What goes on the wire. */
   readonly projected: ProjectedTool;
 }

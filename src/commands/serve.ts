@@ -13,16 +13,18 @@ import type { Running } from '../toolshelf.js';
 import type { StatusWriter } from '../share/status.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
 import { reachLines } from '../gateway/hostCheck.js';
+import { unknownViewText } from '../gateway/views.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
 
-export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--trace FILE] [--log-level LEVEL] [--no-share | --share]
+export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--view NAME] [--trace FILE] [--log-level LEVEL] [--no-share | --share]
        toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]            what each upstream costs on the wire
        toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]   what tool_search would answer
        toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--subset NAME] [--json]    ranking quality
        toolshelf auth login SERVER | status [--json] | logout SERVER [--config FILE]       OAuth sign-in to remote servers
        toolshelf ui [--config FILE | --url URL] [--no-open]                                 the dashboard in the browser
+       toolshelf init [--apply | --undo] [--client ID,…] [--config FILE]                  gather your clients' servers into one config
        toolshelf review [--config FILE]                                          upstream tools held for review, with what changed
        toolshelf approve SERVER [TOOL...] [--config FILE]                        serve held tools again (pins them as reviewed)
        toolshelf help | --help | --version
@@ -32,6 +34,8 @@ Serves every MCP server in the config as one: a few direct tools plus tool_searc
   --http [HOST:]PORT Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 picks one)
   --token TOKEN      require "Authorization: Bearer TOKEN" over HTTP. Prefer TOOLSHELF_TOKEN=TOKEN in
                      the environment: a flag's value shows in ps to every user of this machine
+  --view NAME        over stdio, serve the config's view NAME: only its tools (over HTTP a client
+                     picks a view with the path /mcp/NAME)
   --trace FILE       append trace events as JSON lines
   --no-share         over stdio, run a gateway of this client's own instead of sharing one
                      background instance (and its upstreams) with every client of this config
@@ -71,6 +75,7 @@ const SERVE_OPTIONS = {
   http: { type: 'string' },
   token: { type: 'string' },
   trace: { type: 'string' },
+  view: { type: 'string' },
   share: { type: 'boolean' },
   'no-share': { type: 'boolean' },
   'shared-instance': { type: 'string' },
@@ -111,6 +116,9 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   const config = loadOrReport(configPath, err);
   if (!config) return EXIT_USAGE;
   const configFile = { path: resolve(configPath), text: readConfigText(configPath) };
+  const view = values.view;
+  if (view !== undefined && listen) return err(`toolshelf: --view applies over stdio; over HTTP a client picks a view with the path /mcp/${view}\n`), EXIT_USAGE;
+  if (view !== undefined && !Object.hasOwn(config.views, view)) return err(`toolshelf: --view: ${unknownViewText(view, Object.keys(config.views))}\n`), EXIT_USAGE;
   const logger = createLogger(level.value);
   const instance = values['shared-instance'];
   const token = values.token ?? process.env[TOKEN_ENV];
@@ -118,7 +126,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   if (!listen && instance === undefined && token) logger.warn(`${values.token !== undefined ? '--token' : `${TOKEN_ENV} is set but`} only applies to --http; over stdio it is ignored`);
   if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
     const { relayShared } = await import('./shared.js');
-    const relay = await relayShared(configFile, level.value, values.trace, err);
+    const relay = await relayShared(configFile, level.value, values.trace, err, view);
     if (relay.relayed) return relay.code;
     // The client is served all the same, only not shared: failing here left it with no tools (breaker4).
     err(`toolshelf: ${relay.why}\ntoolshelf: serving from this process instead, as with --no-share\n`);
@@ -129,7 +137,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
     if (!paths) return EXIT_OK;
     return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs, status: statusWriter(paths.status) });
   }
-  return serve(config, configFile, listen, token, values.trace, logger);
+  return serve(config, configFile, listen, token, values.trace, logger, undefined, view);
 }
 
 /** How often an HTTP gateway started by npm checks that its launcher is still there, in ms. */
@@ -161,6 +169,7 @@ async function serve(
   tracePath: string | undefined,
   logger: Logger,
   socket?: { path: string; idleExitMs: number; status: StatusWriter },
+  view?: string,
 ): Promise<number> {
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
   const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
@@ -187,6 +196,7 @@ async function serve(
       ...(listen ? { http: listen } : {}),
       ...(socket ? { socket } : {}),
       ...(token ? { token } : {}),
+      ...(view !== undefined ? { view } : {}),
       trace,
       logger,
       version: VERSION,

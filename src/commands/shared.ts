@@ -33,14 +33,16 @@ export function sharedInstance(configFile: { path: string; text: string }, logLe
 
 /**
  * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
- * starting it when needed. Returns the exit code, or why no instance could be reached (stdin unread).
+ * starting it when needed; `view` is the view the client chose (one instance serves every view).
+ * Returns the exit code, or why no instance could be reached (stdin unread).
  */
-export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void): Promise<RelayEnd> {
+export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void, view?: string): Promise<RelayEnd> {
   return relayToSharedInstance({
     ...sharedInstance(configFile, logLevel, trace),
     input: process.stdin,
     output: process.stdout,
     note: (line) => err(`${line}\n`),
+    ...(view !== undefined ? { view } : {}),
   });
 }
 

@@ -85,6 +85,7 @@ export interface RawConfig {
   lazy?: boolean;
   idleStopMs?: number;
   share?: Partial<Config['share']>;
+  views?: Config['views'];
   trust?: Partial<Config['trust']>;
 }
 
@@ -124,6 +125,7 @@ export function applyDefaults(raw: RawConfig, baseDir: string): Config {
     lazy: raw.lazy ?? false,
     idleStopMs: raw.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
     share: { enabled: true, idleExitMs: DEFAULT_SHARE_IDLE_EXIT_MS, ...raw.share },
+    views: Object.fromEntries(Object.entries(raw.views ?? {})),
     trust: { ...DEFAULT_TRUST, ...raw.trust },
     baseDir,
   };

@@ -81,7 +81,7 @@ export interface StdioServerConfig extends ServerCommon {
   readonly args?: readonly string[];
   /** Variables set for the child, over the inherited environment. */
   readonly env?: Readonly<Record<string, string>>;
-  /** `true` (default) merges `env` over the gateway's own environment; `false` passes only a minimal safe set plus `env`. */
+  /** `true` merges `env` over the gateway's whole environment; `false` (default) passes only the SDK's safe set plus `env` (`upstream/process.ts` SAFE_ENV). */
   readonly inheritEnv?: boolean;
   readonly cwd?: string;
 }
@@ -178,6 +178,23 @@ export interface ShareSettings {
   readonly idleExitMs: number;
 }
 
+/**
+ * A named view (docs/views.md): the part of the shelf one client sees, selected with `--view NAME`
+ * over stdio or the path `/mcp/NAME` over HTTP. Tool patterns are exact names or globs (`*`, `?`)
+ * matched against `SERVER<separator>TOOL` (server key and upstream tool name) and against the
+ * qualified name the client sees. A view narrows the shelf: a tool the config hides stays hidden.
+ */
+export interface ViewConfig {
+  /** Server keys whose tools the view holds; absent: every server. */
+  readonly servers?: readonly string[];
+  /** A tool must match one of these patterns; absent: every tool of the view's servers. */
+  readonly include?: readonly string[];
+  /** A tool matching one of these patterns is left out, whatever `include` says. */
+  readonly exclude?: readonly string[];
+  /** Exposure per tool pattern within the view, over the config's (most specific pattern wins, as in `tools`). */
+  readonly exposure?: Readonly<Record<string, ExposureSetting>>;
+}
+
 /** The whole validated config with defaults applied. */
 export interface Config {
   readonly mcpServers: Readonly<Record<string, ServerConfig>>;
@@ -193,6 +210,8 @@ export interface Config {
   /** Default for every server's `idleStopMs`, in ms (default 600,000). */
   readonly idleStopMs: number;
   readonly share: ShareSettings;
+  /** Named views by name (default none; docs/views.md). */
+  readonly views: Readonly<Record<string, ViewConfig>>;
   /** Pins, quarantine and the scanner (docs/security.md); every field has a default. */
   readonly trust: TrustSettings;
   /** Folder the config file sits in: relative `cwd` and ranker paths resolve against it. */

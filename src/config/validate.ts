@@ -40,7 +40,7 @@ export function validateConfig(raw: unknown): ConfigProblem[] {
   const check = validator();
   const problems: ConfigProblem[] = [];
   if (!check(raw)) problems.push(...withoutBranchErrors(check.errors ?? []).flatMap(describeError));
-  problems.push(...serverShapeProblems(raw), ...limitProblems(raw), ...authProblems(raw));
+  problems.push(...serverShapeProblems(raw), ...limitProblems(raw), ...authProblems(raw), ...viewProblems(raw));
   return dedupe(problems).sort((a, b) => a.path.localeCompare(b.path));
 }
 
@@ -66,6 +66,7 @@ function describeError(error: ErrorObject): ConfigProblem[] {
   if (error.propertyName !== undefined) {
     // An error about a key, from inside a `propertyNames` schema: report it at the key's own path.
     const at = `${error.instancePath}/${escapePointer(error.propertyName)}`;
+    if (error.instancePath === '/views' && error.keyword === 'pattern') return [{ path: at, message: VIEW_NAME_MESSAGE }];
     return [{ path: at, message: error.keyword === 'not' ? 'is a reserved name' : `as a key, ${error.message ?? 'is invalid'}` }];
   }
   switch (error.keyword) {
@@ -157,6 +158,30 @@ function authProblems(raw: unknown): ConfigProblem[] {
     if (has('clientSecret') && has('privateKey')) problems.push({ path: `${at}/privateKey`, message: 'excludes "clientSecret"; give one' });
     if (has('privateKey') && !machine) problems.push({ path: `${at}/privateKey`, message: 'applies only with grantType "client_credentials"' });
     if (has('signingAlgorithm') && !has('privateKey')) problems.push({ path: `${at}/signingAlgorithm`, message: 'applies only with "privateKey"' });
+  }
+  return problems;
+}
+
+/** Why a view name is refused: it goes in the path `/mcp/NAME` and on the command line. */
+const VIEW_NAME_MESSAGE = 'is not a usable view name: letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64 characters (it goes in the path /mcp/NAME)';
+
+/**
+ * Each view's `servers` must name keys of `mcpServers` (docs/views.md): a misspelt one would leave
+ * that server's tools out of the view without a word. The closest key is offered.
+ */
+function viewProblems(raw: unknown): ConfigProblem[] {
+  const { views, mcpServers } = (raw ?? {}) as { views?: unknown; mcpServers?: unknown };
+  if (!isPlainObject(views) || !isPlainObject(mcpServers)) return [];
+  const keys = Object.keys(mcpServers);
+  const problems: ConfigProblem[] = [];
+  for (const [name, view] of Object.entries(views)) {
+    const servers = (view as { servers?: unknown } | null)?.servers;
+    if (!Array.isArray(servers)) continue;
+    servers.forEach((server: unknown, i) => {
+      if (typeof server !== 'string' || server.length === 0 || keys.includes(server)) return;
+      const [near] = suggestNames(server, keys, 1);
+      problems.push({ path: `/views/${escapePointer(name)}/servers/${i}`, message: `names no server of mcpServers${near !== undefined ? `; did you mean "${near}"?` : ''}` });
+    });
   }
   return problems;
 }

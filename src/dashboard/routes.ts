@@ -13,6 +13,7 @@
  * | `GET /ui/api/state` | {@link DashboardState} plus this session's CSRF token |
  * | `GET /ui/api/events` | server-sent events: every {@link ActivityItem} as it happens, the recent ones first |
  * | `POST /ui/api/search` | `{query, limit?}` → {@link PlaygroundAnswer} (CSRF) |
+ * | `POST /ui/api/sign-in` | `{server}`: begins that upstream's browser sign-in (CSRF) |
  * | `POST /ui/api/login-code` | with the gateway's bearer token: a one-time login path for `toolshelf ui` |
  *
  * Source: docs/dashboard.md; WHATWG HTML › Server-sent events; W3C CSP Level 3.
@@ -31,6 +32,8 @@ import type { DashboardState } from './state.js';
 export interface DashboardSource {
   state(): DashboardState;
   search(query: string, limit: number): Promise<PlaygroundAnswer>;
+  /** Begins the browser sign-in of an upstream that waits for one; false when it does not. */
+  signIn(server: string): boolean;
   readonly activity: Activity;
 }
 
@@ -138,12 +141,17 @@ export function dashboardRoutes(options: DashboardOptions): DashboardHandler {
       streamEvents(res, source.activity, Number(header(req, 'last-event-id') ?? 0));
       return true;
     }
-    if (path === '/ui/api/search') {
+    if (path === '/ui/api/search' || path === '/ui/api/sign-in') {
       if (method !== 'POST') return methodNotAllowed(res, 'POST'), true;
       if (!access.csrfMatches(session, header(req, CSRF_HEADER))) return sendJson(res, 403, { error: `missing or wrong ${CSRF_HEADER} header` }), true;
       const body = await readJsonBody(req);
       if (!body.ok) return sendJson(res, body.status, { error: body.error }), true;
-      const { query, limit } = body.value as { query?: unknown; limit?: unknown };
+      const fields = (typeof body.value === 'object' && body.value !== null ? body.value : {}) as { query?: unknown; limit?: unknown; server?: unknown };
+      if (path === '/ui/api/sign-in') {
+        if (typeof fields.server !== 'string') return sendJson(res, 400, { error: 'server must be a server key' }), true;
+        return source.signIn(fields.server) ? sendJson(res, 202, { started: true }) : sendJson(res, 409, { error: `"${fields.server}" is not waiting for a sign-in` }), true;
+      }
+      const { query, limit } = fields;
       if (typeof query !== 'string' || query.trim() === '') return sendJson(res, 400, { error: 'query must be a non-empty string' }), true;
       return sendJson(res, 200, await source.search(query, typeof limit === 'number' ? limit : 10)), true;
     }

@@ -6,11 +6,10 @@
  * catalogue cache (`<state>/catalog/manifest-<hash>.json`), written atomically, 0600; an unreadable
  * file is a miss. Source: issue #11 points 2 and 4.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CatalogEntry } from '../catalog/types.js';
 import { stableHash } from '../lib/hash.js';
-import { writePrivateFile } from '../lib/stateDir.js';
+import { privateDirProblem, readPrivateFile, writePrivateFile } from '../lib/stateDir.js';
 
 /** What is kept of a rendered tool_search description. */
 export interface MemoizedManifest {
@@ -38,21 +37,29 @@ export function manifestKey(version: string, entries: readonly CatalogEntry[], t
   ]);
 }
 
-/** A memo of files under `dir`. Write failures are ignored: the memo only saves time. */
-export function fileManifestMemo(dir: string): ManifestMemo {
+/**
+ * A memo of files under `dir` (in the state folder `root`). Write failures are ignored: the memo only
+ * saves time. Nothing is read or written where the folders or the file are not the user's alone
+ * (`lib/stateDir.ts`): a planted memo would be the manifest itself. The catalogue cache warns about it.
+ */
+export function fileManifestMemo(dir: string, root: string = dir): ManifestMemo {
   const path = (key: string): string => join(dir, `manifest-${key}.json`);
+  let usable: boolean | undefined;
+  const isPrivate = (): boolean => (usable ??= privateDirProblem(dir, root) === undefined);
   return {
     get(key) {
+      if (!isPrivate()) return undefined;
       try {
-        const value = JSON.parse(readFileSync(path(key), 'utf8')) as Partial<MemoizedManifest>;
-        return typeof value.text === 'string' && Array.isArray(value.warnings) ? (value as MemoizedManifest) : undefined;
+        const value = JSON.parse(readPrivateFile(path(key)) ?? 'null') as Partial<MemoizedManifest> | null;
+        return typeof value?.text === 'string' && Array.isArray(value.warnings) ? (value as MemoizedManifest) : undefined;
       } catch {
         return undefined;
       }
     },
     set(key, value) {
+      if (!isPrivate()) return;
       try {
-        writePrivateFile(path(key), JSON.stringify(value));
+        writePrivateFile(path(key), JSON.stringify(value), root);
       } catch {
         // A read-only or full disk costs the next start a render, nothing else.
       }

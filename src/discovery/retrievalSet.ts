@@ -87,6 +87,7 @@ export function toCatalogEntry(tool: PlainTool): CatalogEntry {
     exposure: 'deferred',
     keywords: [],
     tool: { name: upstreamName, description: tool.description, inputSchema },
+    canonicalSchema: inputSchema,
     projected: { description, inputSchema, rung: 0, canonicalBytes: bytes, projectedBytes: bytes, withinBudget: true, fields: {}, leftOut: [] },
   };
 }

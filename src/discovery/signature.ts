@@ -1,7 +1,7 @@
 /**
  * The required-parameter part of a manifest entry: `path: string, kind: self_register|tax_filing`.
- * Reads the canonical `inputSchema` defensively (any shape); renders only required top-level
- * properties, with closed enum values when they are few and short, else the JSON type. A required
+ * Reads the shown (cleaned) `inputSchema` defensively (any shape); renders only required top-level
+ * properties, with closed enum values (capped in number and length), else the JSON type. A required
  * object, or array of objects, shows its own required keys one level down
  * (`entities: {name: string, entityType: string, observations: string[]}[]`), so a first call
  * composed from the manifest alone passes admission.
@@ -9,8 +9,14 @@
  * point 5 (nested parameters).
  */
 
-/** Enums with more values, or longer rendered text, fall back to their type (budget protection). */
-const MAX_ENUM_VALUES = 12;
+/**
+ * Closed enums show at most this many values, then `|…`; each value at most {@link MAX_VALUE_CHARS}
+ * characters (code points), longer ones clipped with `…`; a rendering still longer than
+ * {@link MAX_ENUM_CHARS} falls back to the type. Upstream values are text the model reads on every
+ * turn: the caps keep one enum from carrying a paragraph (docs/security.md).
+ */
+export const MAX_ENUM_VALUES = 8;
+export const MAX_VALUE_CHARS = 40;
 const MAX_ENUM_CHARS = 100;
 /** Nested required keys shown per parameter; more end in `…` (entry budget, DESIGN §6). */
 const MAX_NESTED_KEYS = 6;
@@ -23,13 +29,21 @@ function isScalar(value: unknown): value is string | number | boolean | null {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value);
 }
 
-/** `a|b|c` for a small closed enum (or a `const`), else undefined. */
+/** One enum value as shown: on one line, at most {@link MAX_VALUE_CHARS} code points. */
+function valueShown(value: string | number | boolean | null): string {
+  const text = typeof value === 'string' ? value.replace(/\s+/g, ' ') : JSON.stringify(value);
+  const points = [...text];
+  return points.length <= MAX_VALUE_CHARS ? text : `${points.slice(0, MAX_VALUE_CHARS - 1).join('')}…`;
+}
+
+/** `a|b|c` for a closed enum (or a `const`), capped ({@link MAX_ENUM_VALUES}), else undefined. */
 function enumText(schema: Record<string, unknown>): string | undefined {
   const values = 'const' in schema ? [schema.const] : schema.enum;
-  if (!Array.isArray(values) || values.length === 0 || values.length > MAX_ENUM_VALUES) return undefined;
+  if (!Array.isArray(values) || values.length === 0) return undefined;
   if (!values.every(isScalar)) return undefined;
-  const text = values.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join('|');
-  return text.length <= MAX_ENUM_CHARS ? text : undefined;
+  const shown = values.slice(0, MAX_ENUM_VALUES).map(valueShown);
+  const text = `${shown.join('|')}${values.length > MAX_ENUM_VALUES ? '|…' : ''}`;
+  return [...text].length <= MAX_ENUM_CHARS ? text : undefined;
 }
 
 /** JSON type of a property: `string`, `string|null`, `string[]`, union of `anyOf`/`oneOf` types, or `any`. */

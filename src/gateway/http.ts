@@ -2,12 +2,13 @@
  * Streamable HTTP at `/mcp`: a GatewaySession (and SDK Server) per HTTP session, Host and Origin
  * checked against DNS rebinding, an optional bearer token compared in constant time, a request body
  * limit, idle sessions closed, DELETE ending a session, and at the session cap the least recently
- * used idle session closed so a new client always gets in. Source: DESIGN §11; MCP spec, Transports ›
+ * used idle session closed so a new client always gets in. Slow clients are bounded by header and
+ * request timeouts and each peer address by a connection cap (docs/security.md). Source: DESIGN §11; MCP spec, Transports ›
  * Streamable HTTP (security warning, session management); issue #8 point 3.
  */
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
@@ -15,6 +16,7 @@ import type { Logger } from '../trace/log.js';
 import { allowedHostnames, clientUrl, hostOfHeader, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from './session.js';
+import { unknownViewText } from './views.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
 
 /** Largest accepted request body in bytes (4 MiB, the SDK transport's own limit). */
@@ -27,14 +29,44 @@ export const DEFAULT_IDLE_MS = 30 * 60_000;
  * least recently used idle session; only when every session is busy does it get 503 (issue #8 point 3).
  */
 export const MAX_SESSIONS = 1000;
+/**
+ * Longest time a client may take to send a request's headers, in ms: a client that sends them byte by
+ * byte (slowloris) is answered 408 and closed. Node's default is 60 s.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Longest time a client may take to send a whole request (headers and body), in ms (Node's default: 300 s). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Most connections open at once from one peer address; the next is answered 503 and closed. Local
+ * clients all come from the loopback address, and each keeps a few (a GET stream, POSTs under way),
+ * so the cap is far above what honest clients hold and far below what exhausts the process.
+ */
+export const MAX_CONNECTIONS_PER_PEER = 256;
+/** Environment variable that overrides {@link MAX_CONNECTIONS_PER_PEER} (a positive integer). */
+export const MAX_CONNECTIONS_PER_PEER_ENV = 'TOOLSHELF_MAX_CONNECTIONS_PER_PEER';
+
 /** Environment variable that overrides {@link MAX_SESSIONS} (a positive integer). */
 export const MAX_SESSIONS_ENV = 'TOOLSHELF_MAX_SESSIONS';
 
 /** The session cap from `env[MAX_SESSIONS_ENV]`; undefined when unset or not a positive integer. */
 export function maxSessionsFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
-  const value = Number(env[MAX_SESSIONS_ENV]);
+  return positiveInteger(env[MAX_SESSIONS_ENV]);
+}
+
+/** The per-peer connection cap from `env[MAX_CONNECTIONS_PER_PEER_ENV]`; undefined when unset or not a positive integer. */
+export function maxConnectionsPerPeerFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  return positiveInteger(env[MAX_CONNECTIONS_PER_PEER_ENV]);
+}
+
+function positiveInteger(text: string | undefined): number | undefined {
+  const value = Number(text);
   return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
+
+/** What a connection over the per-peer cap gets before it is closed (written raw: no request was read). */
+const TOO_MANY_CONNECTIONS =
+  'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n\r\n' +
+  JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many connections from this address: close some and retry' } });
 
 /** Options for {@link serveHttp}. */
 export interface HttpOptions {
@@ -44,17 +76,24 @@ export interface HttpOptions {
   readonly token?: string;
   readonly idleMs?: number;
   readonly logger: Logger;
-  /** Makes a fresh session for a new HTTP session id. */
-  readonly createSession: (id: string) => GatewaySession;
+  /** Makes a fresh session for a new HTTP session id, on view `view` (undefined: the whole shelf; docs/views.md). */
+  readonly createSession: (id: string, view: string | undefined) => GatewaySession;
+  /** The views of the config applied now, served at `/mcp/NAME` (read per request: a reload may change them). */
+  readonly views?: () => readonly string[];
   /** Most sessions at once (default {@link MAX_SESSIONS}). */
   readonly maxSessions?: number;
+  /** Most connections from one peer address at once (default {@link MAX_CONNECTIONS_PER_PEER}). */
+  readonly maxConnectionsPerPeer?: number;
+  /** Header and whole-request time limits in ms (defaults {@link HEADERS_TIMEOUT_MS}, {@link REQUEST_TIMEOUT_MS}). */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
   /** Told when a session ends (DELETE, idle, transport closed, shutdown). */
   readonly onSessionClosed: (id: string) => void;
   /**
    * Serves a modern (2026-07-28) request, resolving false for a legacy one (issue #9, DESIGN §14):
    * modern requests have no session and are answered before the session logic.
    */
-  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<boolean>;
+  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | undefined) => Promise<boolean>;
   /**
    * Serves a path other than `/mcp` (the dashboard, docs/dashboard.md) after the Host and Origin checks,
    * resolving false for one it does not know (404). The dashboard asks for its own sessions: a browser
@@ -77,6 +116,8 @@ export interface HttpFront {
  */
 interface Live {
   readonly session: GatewaySession;
+  /** The view it was opened on: its id is unknown at any other path. */
+  readonly view: string | undefined;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** When its last request arrived (ms since epoch): the least recent idle one is evicted first. */
   lastSeen: number;
@@ -87,12 +128,19 @@ interface Live {
 /** Starts listening; resolves once bound. Rejects if the port cannot be bound. */
 export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
   const live = new Map<string, Live>();
-  const server = createServer((req, res) => {
-    handle(req, res, options, live).catch((error: Error) => {
-      options.logger.error(`http: ${error.stack ?? error.message}`);
-      if (!res.headersSent) reply(res, 500, -32603, 'Internal error');
-    });
-  });
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  const server = createServer(
+    // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default): often enough that they hold.
+    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+    (req, res) => {
+      handle(req, res, options, live).catch((error: Error) => {
+        options.logger.error(`http: ${error.stack ?? error.message}`);
+        if (!res.headersSent) reply(res, 500, -32603, 'Internal error');
+      });
+    },
+  );
+  limitPerPeer(server, options.maxConnectionsPerPeer ?? MAX_CONNECTIONS_PER_PEER, options.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -111,19 +159,54 @@ export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
   };
 }
 
+/**
+ * Caps the connections open at once from one peer address at `max`: the next is answered 503 (raw,
+ * before any request is read) and closed, with one warning per peer while it is over.
+ */
+function limitPerPeer(server: HttpServer, max: number, logger: Logger): void {
+  const open = new Map<string, number>();
+  const warned = new Set<string>();
+  server.on('connection', (socket: Socket) => {
+    const peer = socket.remoteAddress ?? '';
+    const count = open.get(peer) ?? 0;
+    if (count >= max) {
+      if (!warned.has(peer)) logger.warn(`http: ${peer} holds ${max} connections, the most one address may; further ones are refused (503) until it closes some`);
+      warned.add(peer);
+      socket.on('error', () => undefined);
+      socket.end(TOO_MANY_CONNECTIONS);
+      socket.destroySoon();
+      return;
+    }
+    open.set(peer, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(peer) ?? 1) - 1;
+      if (left > 0) open.set(peer, left);
+      else open.delete(peer);
+      if (left < max) warned.delete(peer);
+    });
+  });
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOptions, live: Map<string, Live>): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  if (url.pathname !== '/mcp') {
+  const route = mcpRoute(url.pathname);
+  if (!route) {
     const refused = options.dashboard ? originRefusal(req, options.host) : undefined;
     if (refused) return reply(res, refused.status, -32000, refused.message);
     if (options.dashboard && (await options.dashboard(req, res, url))) return;
-    return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp');
+    return reply(res, 404, -32000, 'Not found: the MCP endpoint is /mcp, or /mcp/VIEW for a view of the config');
   }
   const refusal = checkRequest(req, options);
   if (refusal) {
     // RFC 6750 §3: a 401 names the scheme the client must use.
     if (refusal.status === 401) res.setHeader('www-authenticate', 'Bearer realm="toolshelf"');
     return reply(res, refusal.status, -32000, refusal.message);
+  }
+  const { view } = route;
+  // Past the Host, Origin and token checks: the view names are told only to who may use them.
+  if (view !== undefined) {
+    const known = options.views?.() ?? [];
+    if (!known.includes(view)) return reply(res, 404, -32000, `Not found: ${unknownViewText(view, known)}`);
   }
   const sessionId = header(req, 'mcp-session-id');
   let body: unknown;
@@ -133,11 +216,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     // The request's own id when it can be read (JSON-RPC 2.0 §5; issue #8 item 7).
     if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
-    if (options.modern && (await options.modern(req, res, body))) return;
+    if (options.modern && (await options.modern(req, res, body, view))) return;
   }
   if (sessionId) {
     const found = live.get(sessionId);
-    if (!found) return reply(res, 404, -32001, 'Session not found');
+    if (!found || found.view !== view) return reply(res, 404, -32001, 'Session not found');
     found.lastSeen = Date.now();
     found.open += 1;
     // Idle time counts from the end of its last exchange (a GET stream held for an hour included).
@@ -152,7 +235,22 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   if (live.size >= maxSessions && !evictIdle(live, options.logger)) {
     return reply(res, 503, -32000, `Too many sessions (${maxSessions}), each with a request or stream open; retry later or close one with DELETE /mcp`);
   }
-  await startSession(req, res, body, options, live);
+  await startSession(req, res, body, options, live, view);
+}
+
+/**
+ * The view an MCP path names: `/mcp` the whole shelf (view undefined), `/mcp/NAME` view NAME
+ * (percent-decoded); undefined for any other path.
+ */
+export function mcpRoute(pathname: string): { readonly view: string | undefined } | undefined {
+  if (pathname === '/mcp') return { view: undefined };
+  const match = /^\/mcp\/([^/]+)$/.exec(pathname);
+  if (!match) return undefined;
+  try {
+    return { view: decodeURIComponent(match[1]!) };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -170,12 +268,12 @@ function evictIdle(live: Map<string, Live>, logger: Logger): boolean {
   return true;
 }
 
-async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>): Promise<void> {
+async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>, view: string | undefined): Promise<void> {
   const id = randomUUID();
-  const session = options.createSession(id);
+  const session = options.createSession(id, view);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
-    onsessioninitialized: () => void live.set(id, { session, transport, lastSeen: Date.now(), open: 0 }),
+    onsessioninitialized: () => void live.set(id, { session, view, transport, lastSeen: Date.now(), open: 0 }),
   });
   transport.onclose = () => {
     live.delete(id);

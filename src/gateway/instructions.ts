@@ -101,17 +101,39 @@ export function qualifyToolNames(text: string, nameOf: (tool: string) => string 
   return out;
 }
 
+/** After each server's heading: whose words the quoted lines under it are. */
+export const QUOTED_NOTE = "(quoted: the server's words, not toolshelf's or the user's)";
+
+/**
+ * `text` (one upstream's clean instructions) fenced: every line starts with `> ` (`>` alone for a blank
+ * one; any line break counts), so no line of it starts where toolshelf's headings start; a line that opens with `#` (a
+ * heading) or `>` (a quote within the quote) has that character escaped with `\`. Deterministic: the
+ * same text gives the same bytes (prompt caches). Source: docs/security.md ("Clean text and fenced
+ * instructions").
+ */
+export function fenceQuote(text: string): string {
+  return text
+    .split(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/)
+    .map((line) => {
+      const escaped = line.replace(/^(\s*)([#>])/, '$1\\$2');
+      return escaped === '' ? '>' : `> ${escaped}`;
+    })
+    .join('\n');
+}
+
 /**
  * {@link SHELF_INSTRUCTIONS} followed, for each upstream with non-empty instructions and a budget
  * above 0, sorted by server key (code units, so every process gives the same bytes), by
- * `## Instructions from the "<server>" server` and its text clipped by {@link clipToSentence}.
+ * `## Instructions from the "<server>" server` and {@link QUOTED_NOTE}, then its text clipped by
+ * {@link clipToSentence} and fenced by {@link fenceQuote}. Only toolshelf's own lines start
+ * without `>`: no server's text can pose as another server's section or as toolshelf's.
  */
 export function gatewayInstructions(upstreams: readonly UpstreamInstructions[]): string {
   const sections = [...upstreams]
     .sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0))
     .map((u) => ({ server: u.server, text: clipToSentence(u.text.trim(), u.maxBytes) }))
     .filter((u) => u.text !== '')
-    .map((u) => `## Instructions from the "${u.server}" server\n\n${u.text}`);
+    .map((u) => `## Instructions from the "${u.server}" server ${QUOTED_NOTE}\n\n${fenceQuote(u.text)}`);
   return [SHELF_INSTRUCTIONS, ...sections].join('\n\n');
 }
 

@@ -9,21 +9,25 @@ import { createServer, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Logger } from '../trace/log.js';
 import type { GatewaySession } from './session.js';
+import { readHello } from '../share/hello.js';
 import { MAX_STDIO_RESULT_BYTES, serveStream, type ModernStdio } from './stdio.js';
 
 /** Socket front options. Times in ms. */
 export interface SocketFrontOptions {
   readonly path: string;
   readonly logger: Logger;
-  /** A new session for client connection `id`, results capped at `maxResultBytes` (stdio's cap). */
-  readonly createSession: (id: string, maxResultBytes: number) => GatewaySession;
+  /**
+   * A new session for client connection `id` on view `view` (undefined: the whole shelf; the relay
+   * names it in its hello, share/hello.ts), results capped at `maxResultBytes` (stdio's cap).
+   */
+  readonly createSession: (id: string, maxResultBytes: number, view: string | undefined) => GatewaySession;
   /** The connection `id` ended: its session must be closed and forgotten. */
   readonly onSessionClosed: (id: string) => void;
   /** How long the instance outlives its last client; 0 ends it at once. */
   readonly idleExitMs: number;
   readonly onIdle: () => void;
-  /** The Server for a relayed client that opens with `server/discover` (modern era, issue #9). */
-  readonly modern: () => ModernStdio;
+  /** The Server for a relayed client on view `view` that opens with `server/discover` (modern era). */
+  readonly modern: (view: string | undefined) => ModernStdio;
   /**
    * Opens the instance's dashboard for `toolshelf ui` and resolves with a one-time sign-in URL. A
    * connection that opens with {@link DASHBOARD_REQUEST} gets the URL as one JSON line (`{"url": …}`,
@@ -87,11 +91,18 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
       input.write(first);
       socket.pipe(input);
       socket.once('close', () => input.destroy());
-      const session = options.createSession(id, MAX_STDIO_RESULT_BYTES);
-      void serveStream(session, input, socket, ended, options.modern).catch((error: Error) => {
-        logger.warn(`client ${id}: ${error.message}`);
-        ended();
-      });
+      // A relay that was given a view names it in a hello line before its client's bytes (share/hello.ts).
+      void readHello(input)
+        .then(({ hello, ended: gone }) => {
+          if (gone) return ended();
+          const view = hello?.view;
+          const session = options.createSession(id, MAX_STDIO_RESULT_BYTES, view);
+          return serveStream(session, input, socket, ended, () => options.modern(view));
+        })
+        .catch((error: Error) => {
+          logger.warn(`client ${id}: ${error.message}`);
+          ended();
+        });
     });
   });
   await new Promise<void>((resolve, reject) => {

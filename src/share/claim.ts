@@ -5,13 +5,13 @@
  * once; one whose instance lives means another instance owns the socket.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { ensurePrivateDir } from '../lib/stateDir.js';
+import { ensurePrivateDir, readPrivateFile } from '../lib/stateDir.js';
 import type { InstancePaths } from './paths.js';
 
 /** The pid in `pidFile`, or undefined when missing or unreadable. */
 export function instancePid(paths: InstancePaths): number | undefined {
   try {
-    const pid = Number(readFileSync(paths.pidFile, 'utf8').trim());
+    const pid = Number((readPrivateFile(paths.pidFile) ?? '').trim());
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
@@ -53,7 +53,7 @@ function commandLine(pid: number): string[] | undefined {
  * removed), false when a live process holds it.
  */
 export function claimInstance(paths: InstancePaths): boolean {
-  ensurePrivateDir(paths.dir);
+  ensurePrivateDir(paths.dir, paths.root);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       writeFileSync(paths.pidFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });

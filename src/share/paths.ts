@@ -13,6 +13,8 @@ import { STATE_DIR_ENV, stateDir } from '../lib/stateDir.js';
 export interface InstancePaths {
   /** Folder of every instance's files (created 0700). */
   readonly dir: string;
+  /** The state folder `dir` is in, checked with it (`lib/stateDir.ts`); absent for the runtime folder (`dir` alone is checked). */
+  readonly root?: string;
   /** Unix domain socket the instance listens on (mode 0600). */
   readonly socket: string;
   /** Holds the instance's pid; created exclusively, so one instance per socket starts. */
@@ -37,8 +39,9 @@ export function instancePaths(configPath: string, text: string, serveArgs: reado
   const variables = Object.fromEntries(referencedVariables(text).map((name) => [name, env[name] ?? null]));
   const uid = process.getuid?.() ?? 0;
   const name = stableHash({ configPath, serveArgs, version, variables, uid }).slice(0, 16);
-  const dir = !env[STATE_DIR_ENV] && env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'toolshelf') : join(stateDir(env), 'shared');
-  return { dir, socket: join(dir, `${name}.sock`), pidFile: join(dir, `${name}.pid`), log: join(dir, `${name}.log`), status: join(dir, `${name}.status`) };
+  const runtime = !env[STATE_DIR_ENV] && env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'toolshelf') : undefined;
+  const dir = runtime ?? join(stateDir(env), 'shared');
+  return { dir, ...(runtime ? {} : { root: stateDir(env) }), socket: join(dir, `${name}.sock`), pidFile: join(dir, `${name}.pid`), log: join(dir, `${name}.log`), status: join(dir, `${name}.status`) };
 }
 
 /** The paths of the instance listening at `socket` (as passed to `--shared-instance`). */

@@ -9,15 +9,16 @@
  * client's next start finds or starts a fresh one.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { ensurePrivateDir } from '../lib/stateDir.js';
+import { ensurePrivateDir, openPrivateAppend, readPrivateFile } from '../lib/stateDir.js';
 import { CLIENT_GONE_GRACE_MS } from '../lib/timers.js';
 import { instanceOwner, instancePid } from './claim.js';
 import { socketPathProblem, type InstancePaths } from './paths.js';
 import { printableLine } from '../lib/printable.js';
 import { followStatus, MAX_STATUS_LINE_CHARS } from './status.js';
+import { helloLine } from './hello.js';
 
 /** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
 export const START_ATTEMPTS = 2;
@@ -43,6 +44,8 @@ export interface RelayOptions extends InstanceStart {
   readonly output: Writable;
   /** One line for the user on stderr. */
   readonly note: (line: string) => void;
+  /** The view the client chose (docs/views.md), told to the instance in a hello line (hello.ts) before any byte of the client's. */
+  readonly view?: string;
 }
 
 /** Connects to `path`; resolves with the socket or undefined when nothing listens there. */
@@ -60,14 +63,10 @@ function tryConnect(path: string): Promise<Socket | undefined> {
 /** Starts an instance in its own process group, detached from this one, its stderr to the log. */
 function startInstance(options: InstanceStart): void {
   const { paths } = options;
-  ensurePrivateDir(paths.dir);
+  ensurePrivateDir(paths.dir, paths.root);
+  const log = openPrivateAppend(paths.log);
   try {
-    if (statSync(paths.log).size > MAX_LOG_BYTES) truncateSync(paths.log, 0);
-  } catch {
-    // No log yet.
-  }
-  const log = openSync(paths.log, 'a', 0o600);
-  try {
+    if (fstatSync(log).size > MAX_LOG_BYTES) ftruncateSync(log, 0);
     spawn(process.execPath, [...options.instanceArgs], { detached: true, stdio: ['ignore', 'ignore', log], env: process.env }).unref();
   } finally {
     closeSync(log);
@@ -77,7 +76,7 @@ function startInstance(options: InstanceStart): void {
 /** The last lines of the instance's log, for a failure message, each made printable (they may quote an upstream). */
 function logTail(path: string): string {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-5).map((line) => printableLine(line, MAX_STATUS_LINE_CHARS)).join('\n');
+    return (readPrivateFile(path) ?? '').trimEnd().split('\n').slice(-5).map((line) => printableLine(line, MAX_STATUS_LINE_CHARS)).join('\n');
   } catch {
     return '';
   }
@@ -119,6 +118,8 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<Rela
   if (unusable) return { relayed: false, why: unusable };
   let socket: Socket | undefined;
   try {
+    // Before connecting: a socket in a folder someone else controls may be theirs, listening.
+    ensurePrivateDir(options.paths.dir, options.paths.root);
     socket = await reachInstance(options);
   } catch (error) {
     return { relayed: false, why: `the shared instance cannot be started: ${(error as Error).message}` };
@@ -147,6 +148,7 @@ export async function relayToSharedInstance(options: RelayOptions): Promise<Rela
       if (!clientEnded) options.note('toolshelf: the shared instance went away; the next start replaces it');
       resolve(clientEnded ? 0 : 1);
     });
+    if (options.view !== undefined) socket.write(helloLine({ view: options.view }));
     options.input.pipe(socket, { end: false });
     socket.pipe(options.output, { end: false });
   });

@@ -8,6 +8,8 @@ export type CallOrigin = 'direct' | 'promoted' | 'catalog' | 'bridge' | 'unknown
 export interface ToolsAdvertisedEvent {
   readonly event: 'tools_advertised';
   readonly session: string;
+  /** The view the client is on (docs/views.md); absent: the whole shelf. */
+  readonly view?: string;
   /** The requesting client's protocol era (DESIGN §14): `legacy` (a session) or `modern` (2026-07-28, no session). */
   readonly era: 'legacy' | 'modern';
   readonly direct: number;
@@ -22,6 +24,8 @@ export interface ToolsAdvertisedEvent {
 export interface ToolSearchedEvent {
   readonly event: 'tool_searched';
   readonly session: string;
+  /** The view the client is on (docs/views.md); absent: the whole shelf. */
+  readonly view?: string;
   readonly callId: string;
   /** Only with `trace.captureToolIo`. */
   readonly query?: string;
@@ -40,6 +44,8 @@ export interface ToolSearchedEvent {
 export interface ToolCalledEvent {
   readonly event: 'tool_called';
   readonly session: string;
+  /** The view the client is on (docs/views.md); absent: the whole shelf. */
+  readonly view?: string;
   readonly callId: string;
   readonly name: string;
   readonly server?: string;
@@ -58,6 +64,8 @@ export interface ToolCalledEvent {
  */
 export interface ToolHeldEvent {
   readonly event: 'tool_held';
+  /** Set only when a view's sink recorded it; the trust checks are instance-wide, so normally absent. */
+  readonly view?: string;
   readonly server: string;
   /** The tool's upstream name; absent for the server's instructions. */
   readonly tool?: string;
@@ -75,4 +83,9 @@ export type TraceEvent = ToolsAdvertisedEvent | ToolSearchedEvent | ToolCalledEv
 export interface TraceSink {
   record(event: TraceEvent): void;
   close(): Promise<void>;
+}
+
+/** `sink` with every event tagged with `view` (docs/views.md), so a trace tells the views' clients apart. */
+export function viewTrace(sink: TraceSink, view: string): TraceSink {
+  return { record: (event) => sink.record({ ...event, view }), close: () => sink.close() };
 }

@@ -1,7 +1,9 @@
 /**
  * The one logger. Writes to stderr only: in stdio mode stdout carries protocol messages and
- * nothing else (DESIGN §11).
+ * nothing else (DESIGN §11). Every message is cleaned first (`trust/clean.ts`): many quote an
+ * upstream's words (a tool name, an error), and a terminal must not obey them.
  */
+import { cleanText } from '../trust/clean.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -17,12 +19,12 @@ export interface Logger {
   readonly level?: LogLevel;
 }
 
-/** Creates a logger that drops messages below `level`. `write` receives whole lines. */
+/** Creates a logger that drops messages below `level`. `write` receives whole lines, cleaned. */
 export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const emit = (at: LogLevel, message: string): void => {
     if (RANK[at] < RANK[level]) return;
     const tag = at === 'info' ? '' : `${at}: `;
-    write(`toolshelf: ${tag}${message}\n`);
+    write(`toolshelf: ${tag}${cleanText(message).text}\n`);
   };
   return {
     debug: (m) => emit('debug', m),

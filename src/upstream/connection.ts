@@ -35,6 +35,7 @@ import type { ChildStdioTransport } from './stdioTransport.js';
 import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
 import type { GroupRegistry } from './watchdog.js';
+import { cleanedWarning, cleanText, removedTotal } from '../trust/clean.js';
 
 /** Characters of one upstream stderr line written to the debug log. */
 const MAX_STDERR_LOG_CHARS = 2000;
@@ -91,8 +92,10 @@ export class UpstreamConnection {
   status: UpstreamStatus = 'starting';
   /** Why the upstream is down or failed, for messages and summaries. */
   lastError = '';
-  /** The `instructions` of the upstream's last initialize result, if any. Kept while it is down. */
+  /** The `instructions` of the upstream's last initialize result, if any, cleaned (`trust/clean.ts`). Kept while it is down. */
   instructions: string | undefined;
+  /** The instructions as last received, so a restart with the same text warns about them once. */
+  private rawInstructions: string | undefined;
   /** The cause last logged as a warning or error; the same cause again is logged at debug. */
   private lastWarned: string | undefined;
   private client: Client | undefined;
@@ -217,7 +220,7 @@ export class UpstreamConnection {
     const cached = this.options.cache?.load(this.key, this.server);
     if (!cached) return this.start();
     this.tools = cached.tools;
-    this.instructions = cached.instructions;
+    this.instructions = this.cleanInstructions(cached.instructions, false);
     this.cachedCapabilities = cached.capabilities;
     this.verdict = cachedVerdict(cached);
     if (this.verdict && cached.eraCheckedAt) this.stamp = { eraCheckedAt: cached.eraCheckedAt, ...(cached.eraServerInfo ? { eraServerInfo: cached.eraServerInfo } : {}) };
@@ -339,6 +342,18 @@ export class UpstreamConnection {
     this.endClient();
   }
 
+  /**
+   * `text` (initialize instructions, from the upstream or the cache) cleaned; with `warn`, what was
+   * removed is logged once for this text (docs/security.md, "Clean text and fenced instructions").
+   */
+  private cleanInstructions(text: string | undefined, warn: boolean): string | undefined {
+    if (text === undefined) return undefined;
+    const cleaned = cleanText(text);
+    if (warn && removedTotal(cleaned.removed) > 0 && text !== this.rawInstructions) this.options.logger.warn(cleanedWarning(this.key, 'its instructions', cleaned.removed));
+    if (warn) this.rawInstructions = text;
+    return cleaned.text;
+  }
+
   /** Writes the current listing to the cache (after a start or a re-list). */
   private saveListing(): void {
     const client = this.client;
@@ -448,7 +463,7 @@ export class UpstreamConnection {
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
         this.tools = tools;
-        this.instructions = client.getInstructions();
+        this.instructions = this.cleanInstructions(client.getInstructions(), true);
         return;
       } catch (error) {
         lastError = error;
@@ -545,7 +560,7 @@ export class UpstreamConnection {
 
   private onStderr(raw: string): void {
     const server = this.server;
-    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, server.inheritEnv === false ? undefined : process.env, argumentValues(server.args)) };
+    if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, process.env, argumentValues(server.args)) };
     // Masked before it is cut, and past the cut by the longest secret, so no part of one is left.
     const line = withoutSecrets(raw.slice(0, MAX_STDERR_LOG_CHARS + (this.secrets.values[0]?.length ?? 0)), this.secrets.values).slice(0, MAX_STDERR_LOG_CHARS);
     this.stderrTail.push(line);
@@ -644,6 +659,14 @@ export class UpstreamConnection {
   /** What a call made with `options` needs to know about this connection (calls.ts). */
   private callContext(options: CallOptions): CallContext {
     return { server: this.server, isCurrent: (sent) => sent === this.client, retryInMs: () => this.retryInMs(), clientActiveAt: () => this.calls.clientActiveAt(options.origin) };
+  }
+
+  /**
+   * Begins a browser sign-in the user asked for (the dashboard), when this upstream waits for one;
+   * undefined when it does not. Resolves true once signed in (the connection then starts again).
+   */
+  signInNow(): Promise<boolean> | undefined {
+    return this.status === 'needs_sign_in' ? this.signIn?.signInNow() : undefined;
   }
 
   /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */

@@ -8,16 +8,17 @@
  * upstream's protocol era verdict (era.ts, issue #9 point 4) with when it was probed and the server's
  * name and version then, so it expires. Written atomically, 0600.
  * A missing, unreadable, foreign or damaged file (one whose tools, instructions or capabilities are not
- * what a listing gives) is a miss, never an error. Source: issue #11 point 2.
+ * what a listing gives) is a miss, never an error. A state or `catalog/` folder, or a file, that is not
+ * the user's alone (another user's, or writable by others) is not used at all, with one warning: the
+ * cache is never a source of trust (docs/security.md, "Local state and environment"). Source: issue #11 point 2.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverResult } from '@modelcontextprotocol/client';
 import { DiscoverResultSchema } from '@modelcontextprotocol/core';
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import { stableHash } from '../lib/hash.js';
-import { writePrivateFile } from '../lib/stateDir.js';
+import { privateDirProblem, readPrivateFile, UnsafeStateError, writePrivateFile } from '../lib/stateDir.js';
 import type { Logger } from '../trace/log.js';
 import { isFresh, type EraVerdict, type VerdictStamp } from './era.js';
 import { parseToolsPage } from './listTools.js';
@@ -76,13 +77,32 @@ function identity(server: ServerConfig, baseDir: string): unknown {
 /** The cache under `<stateDir>/catalog/`. */
 export class ListingCache implements ListingStore {
   readonly dir: string;
+  /** Why the cache is not used (its folders are not the user's alone), once known; '' when they are. */
+  private refused: string | undefined;
+  /** Files already warned about, so each is named once. */
+  private readonly warned = new Set<string>();
 
   constructor(
-    stateDir: string,
+    private readonly stateDir: string,
     private readonly baseDir: string,
     private readonly logger: Logger,
   ) {
     this.dir = join(stateDir, 'catalog');
+  }
+
+  /** False (after one warning) when the state or catalogue folder is not the user's alone. */
+  private usable(): boolean {
+    if (this.refused === undefined) {
+      this.refused = privateDirProblem(this.dir, this.stateDir) ?? '';
+      if (this.refused !== '') this.logger.warn(`catalogue cache not used: ${this.refused}`);
+    }
+    return this.refused === '';
+  }
+
+  private warnOnce(path: string, message: string): void {
+    if (this.warned.has(path)) return;
+    this.warned.add(path);
+    this.logger.warn(`catalogue cache: ${message}; listing the upstream afresh`);
   }
 
   /** The file for `server`: `upstream-<hash>.json`. */
@@ -91,10 +111,15 @@ export class ListingCache implements ListingStore {
   }
 
   load(_key: string, server: ServerConfig): UpstreamListing | undefined {
+    if (!this.usable()) return undefined;
+    const path = this.pathFor(server);
     let record: unknown;
     try {
-      record = JSON.parse(readFileSync(this.pathFor(server), 'utf8'));
-    } catch {
+      const text = readPrivateFile(path);
+      if (text === undefined) return undefined;
+      record = JSON.parse(text);
+    } catch (error) {
+      if (error instanceof UnsafeStateError) this.warnOnce(path, error.message);
       return undefined;
     }
     const listing = asListing(record);
@@ -104,11 +129,13 @@ export class ListingCache implements ListingStore {
   }
 
   save(key: string, server: ServerConfig, listing: UpstreamListing): void {
+    if (!this.usable()) return;
     const path = this.pathFor(server);
     const record: ListingRecord = { ...listing, format: LISTING_FORMAT, server: key, configHash: stableHash(identity(server, this.baseDir)), listedAt: new Date().toISOString() };
     try {
-      writePrivateFile(path, JSON.stringify(record));
+      writePrivateFile(path, JSON.stringify(record), this.stateDir);
     } catch (error) {
+      if (error instanceof UnsafeStateError) return this.warnOnce(path, error.message);
       this.logger.debug(`catalogue cache: cannot write ${path}: ${(error as Error).message}`);
     }
   }

@@ -178,6 +178,11 @@ export class UpstreamPool {
     }));
   }
 
+  /** Begins the browser sign-in of `server` when it waits for one (UpstreamConnection.signInNow); undefined when it does not. */
+  signInNow(server: string): Promise<boolean> | undefined {
+    return this.connections.get(server)?.signInNow();
+  }
+
   /** Calls `tool` on upstream `server`; an unknown server key is reported as unavailable. */
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome> {
     const connection = this.connections.get(server);

@@ -9,10 +9,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import { LineFramer } from './lineFramer.js';
 
-/** Variables passed to a child when `inheritEnv` is false: the SDK's safe list on POSIX. */
-const SAFE_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TMPDIR', 'NODE_OPTIONS'];
+/**
+ * Variables a child gets from toolshelf's environment unless its entry sets `inheritEnv: true`: the
+ * SDK's safe list (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` on POSIX; the system folders
+ * and user profile on Windows), plus the locale, the temp folder and Node's options, which carry no
+ * credential and which servers need to run as they would from a shell. Source: docs/security.md
+ * ("Local state and environment"); MCP TypeScript SDK `getDefaultEnvironment`.
+ */
+export const SAFE_ENV: readonly string[] = [...DEFAULT_INHERITED_ENV_VARS, 'LANG', 'LC_ALL', 'TMPDIR', 'NODE_OPTIONS'];
 
 /** Longest stderr line passed on, in bytes; a longer one is cut to its first bytes (a newline-less flood stays bounded). */
 export const MAX_STDERR_LINE_BYTES = 8192;
@@ -107,14 +114,14 @@ export function isOwnVariable(name: string): boolean {
 }
 
 /**
- * The child's environment: `env` merged over the parent's (default), or over a minimal safe set
- * when `inheritEnv` is false. Values starting with `()` (shell functions), npm's own variables
+ * The child's environment: `env` merged over the {@link SAFE_ENV} part of the parent's (default), or
+ * over the whole of it when `inheritEnv` is true: a server gets no credential it was not given. Values starting with `()` (shell functions), npm's own variables
  * ({@link isNpmVariable}) and toolshelf's ({@link isOwnVariable}) are never passed on unless `env`
  * sets them. `binDirs` go before PATH, as npm scripts have them. Pure.
  */
 export function childEnvironment(spec: SpawnSpec, parent: NodeJS.ProcessEnv, binDirs: readonly string[] = []): Record<string, string> {
   const base: Record<string, string> = {};
-  const keys = spec.inheritEnv === false ? SAFE_ENV : Object.keys(parent);
+  const keys = spec.inheritEnv === true ? Object.keys(parent) : SAFE_ENV;
   for (const key of keys) {
     const value = parent[key];
     if (value !== undefined && !value.startsWith('()') && !isNpmVariable(key) && !isOwnVariable(key)) base[key] = value;

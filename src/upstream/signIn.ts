@@ -59,7 +59,19 @@ export class SignInGate {
   }
 
   private async run(): Promise<void> {
-    if (await this.signInOnce()) this.leave();
+    await this.signInNow();
+  }
+
+  /**
+   * Signs in now because the user asked (the dashboard's button): opens the browser, or joins the
+   * sign-in already waiting for the user; on success the connection starts again. False when it
+   * failed, or when this gateway cannot sign in by itself (then `toolshelf auth login` can).
+   */
+  async signInNow(): Promise<boolean> {
+    if (!this.auth.signIn || this.closed) return false;
+    const ok = await this.signInOnce();
+    if (ok) this.leave();
+    return ok;
   }
 
   /** Ends the state and starts the connection again (once, whoever calls first). */

@@ -3,7 +3,7 @@
  * several writers share the folder, and stale-lock recovery. Source: issue #10 item 3.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/auth/lock.js';
@@ -24,6 +24,15 @@ describe('CredentialStore', () => {
     expect(store.read('s', 'https://other/mcp').current).toBeUndefined();
     expect(await store.remove('s', url)).toBe(true);
     expect(await store.remove('s', url)).toBe(false);
+  });
+
+  it('refuses credentials in a state folder others may write to, saying what to fix, and reads none from a file they could have written', async () => {
+    const store = new CredentialStore(tempDir('toolshelf-store-'));
+    await store.update('s', url, (r) => void (r.current = 'i'));
+    chmodSync(store.fileFor('s', url), 0o666);
+    expect(() => store.read('s', url)).toThrow(/writable by group or others \(mode 0666\).*chmod 600/);
+    chmodSync(store.dir, 0o777);
+    await expect(store.update('s', url, (r) => void (r.current = 'j'))).rejects.toThrow(/the folder .* is writable by group or others \(mode 0777\)/);
   });
 
   it('loses no update when many writers in several processes share the folder', async () => {

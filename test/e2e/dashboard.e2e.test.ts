@@ -14,7 +14,8 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { chromium, type Browser } from 'playwright-core';
-import { alive, cliPath, fixture, sandboxConfig, startHttp, tempDir, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { alive, cliPath, fixture, repoRoot, sandboxConfig, startHttp, tempDir, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { startAuthServer } from '../helpers/oauth.js';
 
 const run = promisify(execFile);
 const TOKEN = 'dashboard-test-token-0123456789';
@@ -210,5 +211,43 @@ describe('toolshelf ui for stdio clients (the shared instance)', () => {
     const exited = new Promise<number | null>((r) => ui.once('exit', r));
     ui.kill('SIGINT');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('the sign-in button of an OAuth upstream', () => {
+  it('begins the browser sign-in of a server that waits for one, which then connects', async () => {
+    const as = await startAuthServer();
+    const dir = tempDir();
+    const path = writeConfig({ mcpServers: { notes: { url: `${as.base}/mcp`, exposure: 'direct', auth: { signInTimeoutMs: 1500 } } } }, dir);
+    // The gateway's own sign-in at start is left unfinished; the one the button begins is finished.
+    const saved = process.env.BROWSER;
+    process.env.BROWSER = `${process.execPath} ${join(repoRoot, 'test', 'fixtures', 'browserLater.mjs')}`;
+    process.env.BROWSER_MARKER = join(dir, 'first-visit');
+    let gateway: HttpGateway | undefined;
+    try {
+      gateway = await startHttp(path);
+      const origin = new URL(gateway.url).origin;
+      const cookie = (((await fetch(`${origin}/`)).headers.get('set-cookie')) ?? '').split(';')[0]!;
+      const state = async () => (await (await fetch(`${origin}/ui/api/state`, { headers: { cookie } })).json()) as { csrf: string; servers: { key: string; status: string }[] };
+      const statusOf = async () => (await state()).servers.find((s) => s.key === 'notes')?.status;
+      const until = async (status: string) => {
+        for (let i = 0; i < 200 && (await statusOf()) !== status; i += 1) await new Promise((r) => setTimeout(r, 100));
+        return statusOf();
+      };
+      expect(await until('needs_sign_in')).toBe('needs_sign_in');
+      // The start's own sign-in, left unfinished, has given up.
+      expect(await waitFor(() => gateway!.stderr.some((l) => l.includes('gave up')), 20_000)).toBe(true);
+      const { csrf } = await state();
+      const press = () => fetch(`${origin}/ui/api/sign-in`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-toolshelf-csrf': csrf }, body: '{"server":"notes"}' });
+      expect((await press()).status).toBe(202);
+      expect(await until('ready')).toBe('ready');
+      expect((await press()).status).toBe(409);
+    } finally {
+      if (saved === undefined) delete process.env.BROWSER;
+      else process.env.BROWSER = saved;
+      delete process.env.BROWSER_MARKER;
+      await gateway?.stop();
+      as.child.kill();
+    }
   });
 });

@@ -217,16 +217,22 @@ describe('bearer token (DESIGN §11)', () => {
     });
   }
 
-  it("never reaches an upstream: server-everything's get-env, open to the model, does not show TOOLSHELF_TOKEN (newcomer report)", async () => {
-    const config = writeConfig({ mcpServers: { everything: { command: 'node', args: [serverEntry('everything'), 'stdio'], tools: { 'get-env': { exposure: 'direct' } } } } });
+  it("never reaches an upstream: server-everything's get-env, open to the model, shows neither TOOLSHELF_TOKEN nor, by default, the gateway's other variables (inheritEnv: true passes them)", async () => {
+    const everything = { command: 'node', args: [serverEntry('everything'), 'stdio'], tools: { 'get-env': { exposure: 'direct' } } };
+    const config = writeConfig({ mcpServers: { everything: { ...everything, env: { GIVEN_KEY: 'given-value' } }, inherits: { ...everything, inheritEnv: true } } });
     const gateway = await spawnHttp(config, ['--http', '127.0.0.1:0'], { TOOLSHELF_TOKEN: token, MY_API_KEY: 'passed-on' });
     try {
       const { client } = await connect(gateway.url, { authorization: `Bearer ${token}` });
-      const result = await client.callTool({ name: 'everything__get-env', arguments: {} });
-      const text = JSON.stringify(result.content);
-      expect(text).toContain('passed-on');
-      expect(text).not.toContain(token);
-      expect(text).not.toContain('TOOLSHELF_');
+      const safe = JSON.stringify((await client.callTool({ name: 'everything__get-env', arguments: {} })).content);
+      expect(safe).toContain('given-value');
+      expect(safe).toContain('PATH');
+      expect(safe).not.toContain('passed-on');
+      const whole = JSON.stringify((await client.callTool({ name: 'inherits__get-env', arguments: {} })).content);
+      expect(whole).toContain('passed-on');
+      for (const text of [safe, whole]) {
+        expect(text).not.toContain(token);
+        expect(text).not.toContain('TOOLSHELF_');
+      }
       await client.close();
     } finally {
       await gateway.stop();

@@ -3,41 +3,15 @@
  * server (test/fixtures/servers/oauthServer.mjs), the browser played by test/fixtures/browser.mjs
  * through BROWSER, the built CLI, and the gateway driven by the SDK Client. Source: issue #10.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, fixture, repoRoot, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { startAuthServer, type AuthServer } from '../helpers/oauth.js';
 
 const browser = `${process.execPath} ${join(repoRoot, 'test', 'fixtures', 'browser.mjs')}`;
-
-interface AuthServer {
-  readonly child: ChildProcess;
-  readonly base: string;
-  admin(path: string): Promise<AdminLog>;
-}
-interface AdminLog {
-  tokenRequests: { grant_type: string; client_id: string; resource: string | null; outcome?: string }[];
-  clients: string[];
-  issued: string[];
-  unauthorized: number;
-}
-
-async function startAuthServer(env: Record<string, string> = {}): Promise<AuthServer> {
-  const child = spawn(process.execPath, [fixture('oauthServer.mjs')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`auth server did not start: ${output}`)), 15_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening (\d+)/.exec(output);
-      if (match) resolve((clearTimeout(timer), match[1]!));
-    });
-  });
-  const base = `http://127.0.0.1:${port}`;
-  return { child, base, admin: async (path) => (await fetch(`${base}/admin/${path}`)).json() as Promise<AdminLog> };
-}
 
 interface Run {
   code: number | null;

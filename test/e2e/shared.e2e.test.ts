@@ -267,7 +267,7 @@ describe('shared upstreams', () => {
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
     // A key in its env, one it inherits, and one passed as an argument (node -e script -- --api-key …).
     const echo = 'console.error("Error: invalid API key " + process.env.SEARCH_API_KEY + " (inherited GH_TOKEN " + process.env.GH_TOKEN + ", argument " + process.argv.at(-1) + ")"); process.exit(1)';
-    config.mcpServers.search = { command: 'node', args: ['-e', echo, '--', '--api-key', 'sk-arg-4e4e4e4e'], env: { SEARCH_API_KEY: 'sk-live-7f3a9c1d' }, exposure: 'direct' };
+    config.mcpServers.search = { command: 'node', args: ['-e', echo, '--', '--api-key', 'sk-arg-4e4e4e4e'], env: { SEARCH_API_KEY: 'sk-live-7f3a9c1d' }, inheritEnv: true, exposure: 'direct' };
     writeFileSync(base, JSON.stringify(config));
     const token = process.env.GH_TOKEN;
     process.env.GH_TOKEN = 'ghp_b5b5b5b5b5';

@@ -139,7 +139,7 @@ describe('a poisoned description and hostile instructions, served by a shared in
   let stateDir: string;
 
   beforeAll(async () => {
-    path = writeConfig({ mcpServers: { notes: { command: 'node', args: [fixture('poisoned.mjs')], protocol: 'legacy' } }, share: { idleExitMs: 300 } });
+    path = writeConfig({ mcpServers: { notes: { command: 'node', args: [fixture('injected.mjs')], protocol: 'legacy' } }, share: { idleExitMs: 300 } });
     stateDir = process.env.TOOLSHELF_STATE_DIR!;
     gateway = await startStdio(path, ['--share']);
   });

@@ -1,9 +1,11 @@
 /**
  * serveHttp in process, with real GatewaySessions over an empty shelf (no upstreams): idle sessions
  * are closed after `idleMs` and busy ones are not, a refused initialize leaves no session behind,
- * and close() ends every session. Loopback sockets only. Source: issue #5 item 5; DESIGN §11; MCP
+ * and close() ends every session; a slow client is closed at the header timeout and one address
+ * holds at most its connection cap. Loopback sockets only. Source: issue #5 item 5; DESIGN §11; MCP
  * spec, Transports › Streamable HTTP (session management).
  */
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyDefaults } from '../../src/config/defaults.js';
@@ -157,5 +159,87 @@ describe('serveHttp sessions (DESIGN §11)', () => {
       await sleep(100);
     }
     expect((await session.request(ping(9))).result).toEqual({});
+  });
+});
+
+/** A raw TCP connection to `url`'s port, optionally from another loopback address (another peer). */
+function rawSocket(url: string, localAddress?: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), ...(localAddress ? { localAddress } : {}) });
+    socket.once('connect', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Everything `socket` receives until the server closes it. */
+function untilClosed(socket: Socket): Promise<string> {
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  return new Promise((resolve) => socket.once('close', () => resolve(text)));
+}
+
+describe('serveHttp bounds slow clients and connections per peer', () => {
+  let front: HttpFront | undefined;
+  const sockets: Socket[] = [];
+  afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+    await front?.close();
+    front = undefined;
+  });
+  const start = async (options: { headersTimeoutMs?: number; maxConnectionsPerPeer?: number }): Promise<string> => {
+    front = await serveHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, createSession: makeSession, onSessionClosed: () => undefined, ...options });
+    return front.url;
+  };
+
+  it('closes a client that sends its headers byte by byte (slowloris) once the header timeout passes, while others are served', async () => {
+    const url = await start({ headersTimeoutMs: 500 });
+    const slow = await rawSocket(url);
+    sockets.push(slow);
+    const ended = untilClosed(slow);
+    const { host } = new URL(url);
+    const head = `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nX-Padding: ${'a'.repeat(10_000)}`;
+    let sent = 0;
+    const drip = setInterval(() => {
+      if (!slow.destroyed && sent < head.length) slow.write(head[sent++]!);
+    }, 20);
+    try {
+      // However slow the machine: the server ends it (408) long before the 10,000 bytes are sent.
+      const text = await ended;
+      expect(text).toMatch(/^HTTP\/1\.1 408/);
+      expect(sent).toBeLessThan(head.length);
+    } finally {
+      clearInterval(drip);
+    }
+    const session = await openRawHttp(url);
+    expect((await session.request(ping(1))).result).toEqual({});
+  });
+
+  it('refuses the N+1th connection from one address with 503, serves other addresses, and takes it again once one closes', async () => {
+    const url = await start({ maxConnectionsPerPeer: 3 });
+    for (let i = 0; i < 3; i += 1) sockets.push(await rawSocket(url));
+    const extra = await rawSocket(url);
+    sockets.push(extra);
+    const refused = await untilClosed(extra);
+    expect(refused).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(refused).toContain('Too many connections from this address');
+    // Another peer (a second loopback address) is served meanwhile.
+    const other = await rawSocket(url, '127.0.0.2');
+    sockets.push(other);
+    const answered = untilClosed(other);
+    other.end(`POST /mcp HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: ${JSON.stringify(initializeRequest()).length}\r\n\r\n${JSON.stringify(initializeRequest())}`);
+    expect(await answered).toMatch(/^HTTP\/1\.1 200/);
+    // One of the first three closes: the address gets a connection again.
+    const first = sockets[0]!;
+    const gone = new Promise((r) => first.once('close', r));
+    first.destroy();
+    await gone;
+    expect(await waitUntil(async () => {
+      const again = await rawSocket(url);
+      sockets.push(again);
+      const text = untilClosed(again);
+      again.end(`POST /mcp HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: ${JSON.stringify(ping(1)).length}\r\n\r\n${JSON.stringify(ping(1))}`);
+      return !(await text).includes(' 503 ');
+    })).toBe(true);
   });
 });

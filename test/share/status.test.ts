@@ -58,7 +58,7 @@ it('an upstream error of megabytes with ANSI escapes and a carriage return is on
   status.add('upstream "evil" failed: \u001b[2J\u001b[31mgot\rroot\u0007 \u2028' + 'x'.repeat(5_000_000));
   status.add('upstream "cr" failed: one\r\ntwo');
   const [huge, cr] = readStatus(path, process.pid);
-  expect(huge?.text.startsWith('upstream "evil" failed: \\u001b[2J\\u001b[31mgot root\\u0007 \\u2028xxx')).toBe(true);
+  expect(huge?.text.startsWith('upstream "evil" failed: got root  xxx')).toBe(true);
   expect(huge?.text).toHaveLength(MAX_STATUS_LINE_CHARS);
   expect(huge?.text.endsWith('x…')).toBe(true);
   expect(cr?.text).toBe('upstream "cr" failed: one two');
@@ -73,7 +73,7 @@ it('a file written by anything else is read as printable lines, at most MAX_STAT
   expect(lines.every((l) => /^y+$/.test(l.text))).toBe(true);
   expect(lines.at(-1)!.sequence).toBeLessThan(50_000); // read no further than the cap
   writeFileSync(path, `${process.pid}\n1 \u001b]0;title\u0007\n`);
-  expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: '\\u001b]0;title\\u0007' }]);
+  expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: '' }]);
 });
 
 it('a FIFO or a link in the status file\'s place reads as nothing, at once (breaker5: a FIFO blocked the relay and its client)', () => {

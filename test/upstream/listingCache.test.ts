@@ -2,7 +2,7 @@
  * The catalogue cache's files (issue #11 point 2): keyed by what decides the listing, written
  * atomically with mode 0600 in a 0700 folder, and a damaged file is a miss.
  */
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ListingCache } from '../../src/upstream/listingCache.js';
 import { createLogger } from '../../src/trace/log.js';
@@ -12,7 +12,41 @@ const logger = createLogger('error');
 const entry = { command: 'node', args: ['server.js'], env: { A: '1' } };
 const tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
 
+/** A logger that keeps its lines. */
+function keeping(): { logger: ReturnType<typeof createLogger>; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger('warn', (line) => void lines.push(line)), lines };
+}
+
 describe('ListingCache', () => {
+  it('is not used, with one warning, when the state folder is writable by others (made beforehand, mode 0777)', () => {
+    const state = tempDir();
+    new ListingCache(state, '/base', logger).save('s', entry, { tools });
+    chmodSync(state, 0o777);
+    const { logger: warned, lines } = keeping();
+    const cache = new ListingCache(state, '/base', warned);
+    expect(cache.load('s', entry)).toBeUndefined();
+    expect(cache.load('s', entry)).toBeUndefined();
+    cache.save('s', entry, { tools });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^toolshelf: warn: catalogue cache not used: the folder .* is writable by group or others \(mode 0777\).*chmod 700/);
+    expect(statSync(state).mode & 0o777).toBe(0o777);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('is not used when its catalogue folder or a file in it belongs to another user (uid 65534)', () => {
+    const state = tempDir();
+    const first = new ListingCache(state, '/base', logger);
+    first.save('s', entry, { tools });
+    chownSync(first.pathFor(entry), 65534, 65534);
+    const { logger: warned, lines } = keeping();
+    expect(new ListingCache(state, '/base', warned).load('s', entry)).toBeUndefined();
+    expect(lines).toEqual([expect.stringMatching(/catalogue cache: the file .* belongs to another user \(uid 65534.*; listing the upstream afresh\n/)]);
+    chownSync(first.dir, 65534, 65534);
+    const { logger: again, lines: more } = keeping();
+    expect(new ListingCache(state, '/base', again).load('s', entry)).toBeUndefined();
+    expect(more).toEqual([expect.stringMatching(/catalogue cache not used: the folder .*catalog belongs to another user/)]);
+  });
+
   it('round-trips a listing in a private file', () => {
     const state = tempDir();
     const cache = new ListingCache(state, '/base', logger);

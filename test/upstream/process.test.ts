@@ -22,7 +22,14 @@ const NPX_ENV = {
   INIT_CWD: '/tmp/p',
 };
 
-describe('childEnvironment (issue #8 point 8b)', () => {
+describe('childEnvironment', () => {
+  it('passes only the safe set and the entry\'s env by default; inheritEnv: true passes the whole environment', () => {
+    const parent = { ...NPX_ENV, USER: 'u', LANG: 'C.UTF-8', GITHUB_TOKEN: 'ghp_secret123', AWS_SECRET_ACCESS_KEY: 'aws-secret', HTTPS_PROXY: 'http://p:3128', EDITOR: 'vi' };
+    expect(childEnvironment({ command: 'x', env: { API_KEY: 'given' } }, parent)).toEqual({ PATH: '/usr/bin:/bin', HOME: '/home/u', USER: 'u', LANG: 'C.UTF-8', API_KEY: 'given' });
+    expect(childEnvironment({ command: 'x', inheritEnv: false }, parent)).toEqual(childEnvironment({ command: 'x' }, parent));
+    expect(childEnvironment({ command: 'x', inheritEnv: true }, parent)).toMatchObject({ GITHUB_TOKEN: 'ghp_secret123', AWS_SECRET_ACCESS_KEY: 'aws-secret', HTTPS_PROXY: 'http://p:3128', EDITOR: 'vi' });
+  });
+
   it('drops every npm variable and INIT_CWD, keeps the rest', () => {
     const env = childEnvironment({ command: 'npx' }, NPX_ENV);
     expect(env).toEqual({ PATH: '/usr/bin:/bin', HOME: '/home/u' });
@@ -42,8 +49,9 @@ describe('childEnvironment (issue #8 point 8b)', () => {
 
   it("never passes on toolshelf's own settings, the HTTP token above all, unless the server's env sets them (newcomer report)", () => {
     const parent = { PATH: '/usr/bin', TOOLSHELF_TOKEN: 'sekrit-nc-123', toolshelf_state_dir: '/s', TOOLSHELF_SHARE: '1', MY_API_KEY: 'x' };
-    expect(childEnvironment({ command: 'x' }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x' });
-    expect(childEnvironment({ command: 'x', env: { TOOLSHELF_STATE_DIR: '/nested' } }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x', TOOLSHELF_STATE_DIR: '/nested' });
+    expect(childEnvironment({ command: 'x', inheritEnv: true }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x' });
+    expect(childEnvironment({ command: 'x', inheritEnv: true, env: { TOOLSHELF_STATE_DIR: '/nested' } }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x', TOOLSHELF_STATE_DIR: '/nested' });
+    expect(childEnvironment({ command: 'x' }, parent)).toEqual({ PATH: '/usr/bin' });
     expect(['TOOLSHELF_TOKEN', 'toolshelf_share'].every(isOwnVariable) && !isOwnVariable('MY_TOOLSHELF_TOKEN')).toBe(true);
   });
 

@@ -71,13 +71,23 @@ function App() {
 }
 
 function Servers({ state }) {
+  const [note, setNote] = useState(undefined);
+  const signIn = async (server) => {
+    try {
+      await api('/ui/api/sign-in', { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshelf-csrf': state.csrf }, body: JSON.stringify({ server }) });
+      setNote(`The sign-in for ${server} opened in your browser; this page shows it connected once you finish.`);
+    } catch (err) {
+      setNote(err.message);
+    }
+  };
   return html`<h2>Servers</h2>
+    ${note && html`<p role="status">${note}</p>`}
     <div class="scroll"><table data-testid="servers">
       <thead><tr><th>server</th><th>state</th><th>era</th><th class="num">direct</th><th class="num">deferred</th><th class="num">hidden</th><th class="num">bytes before</th><th class="num">bytes after</th><th>last error</th></tr></thead>
       <tbody>${state.servers.map(
         (s) => html`<tr>
           <th scope="row">${s.key}</th>
-          <td class=${`status-${s.status}`}>${s.status}${s.lazy ? html` <span class="chip">lazy</span>` : ''}</td>
+          <td class=${`status-${s.status}`}>${s.status}${s.lazy ? html` <span class="chip">lazy</span>` : ''}${s.status === 'needs_sign_in' ? html` <button type="button" class="primary" onClick=${() => signIn(s.key)}>Sign in</button>` : ''}</td>
           <td>${s.era ?? ''}</td>
           <td class="num">${s.direct}</td><td class="num">${s.deferred}</td><td class="num">${s.hidden}</td>
           <td class="num">${number(s.bytesBefore)}</td><td class="num">${number(s.bytesAfter)}</td>

@@ -1,0 +1,154 @@
+/**
+ * `toolshelf init`'s plan (docs/init.md): from the client files' texts and the existing
+ * `servers.config.json`, what the merged config is and what each client file becomes (its imported
+ * entries replaced by one `toolshelf` entry). Pure: the command reads and writes the files.
+ */
+import { stringify as stringifyToml } from 'smol-toml';
+import { isPlainObject } from '../lib/plainObject.js';
+import { CLIENT_LABELS, type ClientFile, type ClientId } from './clients.js';
+import { convertEntry, isToolshelfEntry, type ServerEntry } from './entries.js';
+import { mergeEntries, moveSecrets, type FoundEntry } from './merge.js';
+import { parseClientFile, serversKey } from './parse.js';
+
+/** How toolshelf is started: the command and arguments each client's entry gets. */
+export interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+/** What was found in one client file. */
+export interface FileReport {
+  readonly file: ClientFile;
+  /** `absent`: no such file; `malformed`: unreadable, left untouched (`why`); `read`: its entries are below. */
+  readonly status: 'absent' | 'malformed' | 'read';
+  readonly why?: string;
+  /** Entries imported: their name in the file and in the merged config. */
+  readonly imported: readonly { readonly key: string; readonly as: string }[];
+  /** Entries left with the client, each with why. */
+  readonly skipped: readonly { readonly key: string; readonly why: string }[];
+  /** True when the file already has a toolshelf entry. */
+  readonly hasToolshelf: boolean;
+}
+
+/** The whole plan. */
+export interface InitPlan {
+  readonly files: readonly FileReport[];
+  /** The merged config's text, and what changed in it. */
+  readonly config: { readonly text: string; readonly added: readonly string[]; readonly conflicts: readonly string[]; readonly notes: readonly string[] };
+  /** The new text of each client file to rewrite (each with entries imported). */
+  readonly rewrites: readonly { readonly file: ClientFile; readonly text: string }[];
+  /** VAR → value of the secrets moved to `${VAR}` references (for validation; never printed). */
+  readonly secrets: ReadonlyMap<string, string>;
+}
+
+/** Inputs of {@link planInit}. */
+export interface PlanInput {
+  /** Each candidate file with its text (undefined: the file does not exist). */
+  readonly files: readonly { readonly file: ClientFile; readonly text: string | undefined }[];
+  /** The existing `servers.config.json` document, if any (already parsed and checked to be an object). */
+  readonly existing: Record<string, unknown> | undefined;
+  readonly launch: Launch;
+  /** The project folder, for `${workspaceFolder}` in project files. */
+  readonly projectDir?: string;
+  /** Keep credentials in servers.config.json as they are, instead of `${VAR}` references. */
+  readonly keepSecrets?: boolean;
+}
+
+/** Builds the plan. */
+export function planInit(input: PlanInput): InitPlan {
+  const reports: FileReport[] = [];
+  const found: FoundEntry[] = [];
+  const foundFiles: number[] = [];
+  const parsedDocs = new Map<number, Record<string, unknown>>();
+  const notes: string[] = [];
+  input.files.forEach(({ file, text }, index) => {
+    if (text === undefined) return void reports.push({ file, status: 'absent', imported: [], skipped: [], hasToolshelf: false });
+    const parsed = parseClientFile(file, text);
+    if (!parsed.ok) return void reports.push({ file, status: 'malformed', why: parsed.why, imported: [], skipped: [], hasToolshelf: false });
+    parsedDocs.set(index, parsed.doc);
+    const skipped: { key: string; why: string }[] = [];
+    let hasToolshelf = false;
+    for (const [key, raw] of Object.entries(parsed.servers)) {
+      if (isToolshelfEntry(key, raw)) {
+        hasToolshelf = true;
+        continue;
+      }
+      const converted = convertEntry(file.client, key, raw, file.scope === 'project' ? input.projectDir : undefined);
+      if (!converted.ok) {
+        skipped.push({ key, why: converted.why });
+        continue;
+      }
+      notes.push(...converted.notes.map((n) => `${CLIENT_LABELS[file.client]}: ${n}`));
+      found.push({ file, key, entry: converted.entry });
+      foundFiles.push(index);
+    }
+    reports.push({ file, status: 'read', imported: [], skipped, hasToolshelf });
+  });
+  const existingServers = isPlainObject(input.existing?.mcpServers) ? (input.existing.mcpServers as Record<string, ServerEntry>) : {};
+  const merged = mergeEntries(existingServers, found);
+  const moved = input.keepSecrets ? undefined : moveSecrets(merged.servers, merged.added);
+  const servers = moved?.servers ?? merged.servers;
+  // Each file's imported entries, by the order of `input.files`.
+  const importedBy = new Map<number, { key: string; as: string }[]>();
+  found.forEach((f, i) => importedBy.set(foundFiles[i]!, [...(importedBy.get(foundFiles[i]!) ?? []), { key: f.key, as: merged.keys[i]! }]));
+  const files = reports.map((r) => {
+    const index = input.files.findIndex((f) => f.file === r.file);
+    return { ...r, imported: importedBy.get(index) ?? [] };
+  });
+  const rewrites = files.flatMap((r) => {
+    if (r.imported.length === 0) return [];
+    const doc = parsedDocs.get(input.files.findIndex((f) => f.file === r.file))!;
+    // Every client now reaches every server through toolshelf, so each needs every moved secret to load the config.
+    const env = Object.fromEntries(moved?.values ?? []);
+    return [{ file: r.file, text: rewriteClientFile(r.file, doc, r.imported.map((i) => i.key), toolshelfEntry(r.file.client, input.launch, env)) }];
+  });
+  const config = { ...(input.existing ?? {}), mcpServers: servers };
+  return {
+    files,
+    config: { text: `${JSON.stringify(config, null, 2)}\n`, added: merged.added, conflicts: merged.conflicts, notes: [...notes, ...(moved?.notes ?? [])] },
+    rewrites,
+    secrets: moved?.values ?? new Map(),
+  };
+}
+
+/**
+ * The `toolshelf` entry for `client`: the launch command, the moved secrets in `env`, `type: "stdio"`
+ * where the client's format names the transport (Claude Code, VS Code), and Claude Code's
+ * `alwaysLoad: true`, which keeps toolshelf's few tools out of Claude Code's own tool search
+ * (gateway/clients.ts; docs/init.md).
+ */
+export function toolshelfEntry(client: ClientId, launch: Launch, env: Readonly<Record<string, string>>): Record<string, unknown> {
+  const withEnv = Object.keys(env).length > 0 ? { env: { ...env } } : {};
+  const base = { command: launch.command, args: [...launch.args], ...withEnv };
+  if (client === 'claude-code') return { type: 'stdio', ...base, alwaysLoad: true };
+  if (client === 'vscode') return { type: 'stdio', ...base };
+  return base;
+}
+
+/**
+ * `doc` (a client file's document) with the entries `removed` taken out of its servers and `entry`
+ * put in as `toolshelf`, as the file's text: JSON with two-space indents (a JSONC file's comments
+ * are not kept: its backup has them), or TOML for Codex.
+ */
+export function rewriteClientFile(file: ClientFile, doc: Readonly<Record<string, unknown>>, removed: readonly string[], entry: Record<string, unknown>): string {
+  const key = serversKey(file.format);
+  const servers: Record<string, unknown> = {};
+  const before = isPlainObject(doc[key]) ? (doc[key] as Record<string, unknown>) : {};
+  for (const [name, value] of Object.entries(before)) {
+    if (removed.includes(name) || name === 'toolshelf') continue;
+    Object.defineProperty(servers, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  servers.toolshelf = entry;
+  const next = { ...doc, [key]: servers };
+  return file.format === 'codex-toml' ? `${stringifyToml(next)}\n` : `${JSON.stringify(next, null, 2)}\n`;
+}
+
+/**
+ * How each client is to start this toolshelf: `node` (this one, `execPath`) on this install's
+ * `cliPath`, or `npx -y toolshelf@VERSION` when this install sits in npx's cache (`_npx`), which npm
+ * may empty at any time. Pure.
+ */
+export function launchFor(cliPath: string, execPath: string, version: string, configPath: string): Launch {
+  if (/[\\/]_npx[\\/]/.test(cliPath)) return { command: 'npx', args: ['-y', `toolshelf@${version}`, '--config', configPath] };
+  return { command: execPath, args: [cliPath, '--config', configPath] };
+}
