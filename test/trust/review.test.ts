@@ -19,7 +19,7 @@ describe('reviewLines', () => {
       'mail: tool send — flagged by the scanner (hidden_characters at $.description)',
       '  description:',
       '    - Sends.',
-      '    + Sends. \\u001b]8;;https://evil.test\\u0007click\\u001b[2J',
+      '    + Sends. click',
       '  found hidden_characters at $.description: Sends. \\u{1b}]8;;https://evil.test\\u{7}click\\u{1b}[2J',
       '  approve: toolshelf approve mail send',
       '',
