@@ -1,7 +1,9 @@
 // Wire benchmark (issue 3, DESIGN §7, §13): what a client pays on its first tools/list, measured on the
 // real gateway. For the bundled servers.config.json (real upstreams) and for every shared catalogue
 // (served by bench/fixtures/catalogServer.mjs), each run side by side in one process:
-//   - upstreams direct: every upstream's own tools/list, merged (what a client connected to each pays);
+//   - upstreams direct: what a client receives with every upstream registered directly, one tools/list
+//     result `{"tools":[…]}` per upstream, summed (pages merged): the same "all-direct" figure as the
+//     gateway's start-up summary and `inspect` (src/summary.ts, docs/operations.md);
 //   - the built CLI over stdio with an SDK Client, in five configs: all tools direct (verbatim, and
 //     compacted), as configured / deferred (verbatim, and compacted = the default "third-party"), and
 //     deferred in `client` discovery mode (issue #13: every deferred tool listed, compacted, with its
@@ -124,6 +126,12 @@ async function gatewayList(config, label) {
   return { ...size(raw), tools: raw.tools.length, ms };
 }
 
+/** The all-direct figure: each upstream's tools/list result `{"tools":[…]}`, bytes and tokens summed (src/summary.ts `allDirectBytes`). */
+function directSize(upstreams) {
+  const each = upstreams.filter((u) => u.tools.length > 0).map((u) => size({ tools: u.tools }));
+  return { bytes: each.reduce((sum, s) => sum + s.bytes, 0), tokens: each.reduce((sum, s) => sum + s.tokens, 0) };
+}
+
 /** Server entries with every exposure rule removed, so each tool is decided by the global setting alone. */
 function withoutRules(servers) {
   return Object.fromEntries(Object.entries(servers).map(([key, { tools: _rules, exposure: _exposure, ...rest }]) => [key, rest]));
@@ -151,7 +159,7 @@ async function measure(label, configured, loaded) {
   return {
     label,
     tools: canonical.length,
-    canonical: size({ tools: canonical }),
+    canonical: directSize(upstreams),
     runs,
     upstreamStartMs: Math.max(...upstreams.map((u) => u.ms)),
     gatewayStartMs: median(starts),
@@ -204,7 +212,7 @@ const saved = (from, to) => `${((1 - to / from) * 100).toFixed(1)}%`;
 
 function wireTable(rows) {
   return [
-    '| catalogue | tools | upstreams direct (canonical) | gateway, all direct, verbatim | gateway, all direct, compacted | deferred, verbatim | deferred, compacted (default) | deferred+compacted vs canonical | client mode (compacted) |',
+    '| catalogue | tools | upstreams registered directly | gateway, all direct, verbatim | gateway, all direct, compacted | deferred, verbatim | deferred, compacted (default) | deferred+compacted vs direct | client mode (compacted) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => {
       const { directVerbatim, directCompacted, deferredVerbatim, deferredCompacted, clientMode } = r.runs;

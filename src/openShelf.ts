@@ -120,7 +120,8 @@ export interface ShelfHooks {
    * Wait for every upstream's start to end (up to its own `startTimeoutMs`) instead of the
    * {@link STARTUP_WAIT_MS} a serving gateway waits: `inspect` and `search` answer once, so an upstream
    * still starting would be missing from the answer, and ending it at the wait killed a first
-   * `npx -y` download every time (newcomer report).
+   * `npx -y` download every time. Such a one-shot command retries no failed start either: it reports
+   * the failure (upstream/connection.ts `retry`).
    */
   readonly waitForEveryStart?: boolean;
   /**
@@ -168,6 +169,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     ...(onNotification ? { onNotification } : {}),
     onServerRequest: onServerRequest ?? noClient,
     ...(cache ? { cache } : {}),
+    ...(waitForEveryStart ? { retry: false } : {}),
     // Read at each use: a reload that changes the defaults applies to running upstreams too.
     lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
     auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
@@ -252,6 +254,6 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     }
     return held;
   };
-  return { pool, current: () => shelf, view, config: () => config, summary: () => summarize(config, pool.summary(), shelf), trust: () => trustView, reload, close };
+  return { pool, current: () => shelf, view, config: () => config, summary: () => summarize(config, pool.summary(), shelf, pool.toolsByServer(), version), trust: () => trustView, reload, close };
 }
 

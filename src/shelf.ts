@@ -14,6 +14,8 @@ import type { HostRanker } from './discovery/hostRanker.js';
 import { rankerCatalogueOf } from './discovery/hostRanker.js';
 import { describeToolSearch } from './discovery/manifest.js';
 import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
+import { buildFloodGuard } from './discovery/diversify.js';
+import { oversizedServerWarnings } from './discovery/flooding.js';
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
 import { buildSearchIndex, type SearchHit } from './discovery/searchIndex.js';
@@ -28,6 +30,7 @@ export interface ViewShelf extends Shelf {
   /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
   bm25(query: string, limit: number): readonly SearchHit[];
 }
+import { counted } from './lib/plural.js';
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
 export interface BuiltShelf extends ViewShelf {
@@ -35,6 +38,8 @@ export interface BuiltShelf extends ViewShelf {
   readonly manifestWarnings: readonly string[];
   /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
   readonly ruleWarnings: readonly string[];
+  /** Servers that bring far more searchable tools than the others (discovery/flooding.ts). */
+  readonly floodWarnings: readonly string[];
 }
 
 /** Where a shelf keeps rendered manifests across processes, and the code version that keys them. */
@@ -61,7 +66,12 @@ export function buildShelf(
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
   const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names, held);
   const { shelf, manifestWarnings } = shelfOver(catalogue, config, host, memo);
-  return { ...shelf, manifestWarnings, ruleWarnings: [...ruleWarnings(config, toolsByServer), ...viewWarnings(config, catalogue)] };
+  return {
+    ...shelf,
+    manifestWarnings,
+    ruleWarnings: [...ruleWarnings(config, toolsByServer), ...viewWarnings(config, catalogue)],
+    floodWarnings: oversizedServerWarnings(catalogue.deferred),
+  };
 }
 
 /**
@@ -89,6 +99,7 @@ function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker
     ...(host ? { host } : {}),
     catalogue: rankerCatalogueOf(catalogue.deferred),
     timeoutMs: config.discovery.rankerTimeoutMs,
+    guard: buildFloodGuard(catalogue.deferred),
   };
   const manifests = new Map<number | undefined, string>();
   const tokenBudget = manifestBudget(config.discovery.manifestTokenBudget, catalogue.deferred);
@@ -144,7 +155,7 @@ export function ruleWarnings(config: Config, toolsByServer: ReadonlyMap<string, 
     for (const pattern of unmatchedRules(entry.tools, names)) {
       const [closest] = suggestNames(pattern, names, 1);
       const hint = closest !== undefined ? `; did you mean "${closest}"?` : '';
-      lines.push(`upstream "${server}": the tools rule "${pattern}" matches none of its ${names.length} tools, so it does nothing${hint}`);
+      lines.push(`upstream "${server}": the tools rule "${pattern}" matches none of its ${counted(names.length, 'tool')}, so it does nothing${hint}`);
     }
   }
   return lines;
@@ -189,6 +200,7 @@ export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<st
   const lines = [
     ...shelf.manifestWarnings.map((w) => `manifest: ${w}`),
     ...shelf.ruleWarnings,
+    ...shelf.floodWarnings,
     ...shelf.catalogue.dropped.map((d) => `upstream "${d.server}": dropped tool ${d.tool}: ${d.reason}`),
     ...shelf.catalogue.entries.flatMap((e) => e.projected.leftOut.map((why) => `upstream "${e.server}": tool ${e.upstreamName}: ${why}`)),
     ...[...shelf.catalogue.cleaned].map(([server, removed]) => cleanedWarning(server, `its tools' text`, removed)),

@@ -1,14 +1,17 @@
 /**
  * The start-up summary printed on stderr and used by `inspect`: upstreams connected, tools by
- * exposure, and the first tools/list size beside the all-direct size. Pure. Source: issue #2 item 14.
+ * exposure, and the first tools/list size beside the all-direct size. Pure. The sizes are defined in
+ * docs/operations.md ("Sizes"); bench/wire.mjs measures the same all-direct figure.
  */
 import type { Config } from './config/types.js';
-import { wireTool } from './gateway/advertise.js';
+import type { UpstreamTool } from './catalog/types.js';
+import { encodeLaneResult } from './gateway/callLane.js';
 import { modernTools, TOOLS_LIST_CACHE } from './gateway/modern/server.js';
 import { legacyTools, sessionSettings } from './gateway/session.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import type { BuiltShelf } from './shelf.js';
 import type { UpstreamSummary } from './upstream/pool.js';
+import { counted } from './lib/plural.js';
 
 /** Counts and sizes at start. Bytes are UTF-8 bytes of the compact JSON of a tools/list result. */
 export interface StartSummary {
@@ -19,23 +22,60 @@ export interface StartSummary {
   /** First tools/list as a new client sees it (bridge tools included, nothing promoted). */
   readonly firstListBytes: number;
   readonly firstListTokens: number;
-  /** The first tools/list result a modern (2026-07-28) client gets, with its cache hint (issue #9). */
+  /**
+   * The first tools/list result a modern (2026-07-28) client gets, whole: tools, cache hint,
+   * `resultType` and toolshelf's `serverInfo` in `_meta`, as the SDK's 2026 codec sends it.
+   */
   readonly modernListBytes: number;
-  /** The same tools all advertised directly with their canonical schemas. */
+  /**
+   * The "before" figure: what a client receives from tools/list with the same upstreams registered
+   * directly, one result per upstream, summed: `{"tools":[…]}` with each tool as the upstream lists it
+   * (hidden ones too: toolshelf is what hides them). An upstream that pages counts as one result.
+   */
   readonly allDirectBytes: number;
   readonly allDirectTokens: number;
 }
 
-/** Computes the summary for a shelf as an unnamed client (call_tool on under `auto`) would see it. */
-export function summarize(config: Config, upstreams: readonly UpstreamSummary[], shelf: BuiltShelf): StartSummary {
+/**
+ * {@link StartSummary.allDirectBytes} of the upstreams' tools as listed (`toolsByServer`, verbatim).
+ * A tool nested too deeply for JSON.stringify here (the catalogue drops it too) is left out of the
+ * count rather than failing the start: one did (test/e2e/faults.e2e.test.ts, deepSchema.mjs). Pure.
+ */
+export function allDirectBytes(toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>): number {
+  let bytes = 0;
+  for (const tools of toolsByServer.values()) if (tools.length > 0) bytes += listBytes(tools);
+  return bytes;
+}
+
+/** Bytes of `{"tools":[…]}`, tool by tool when the whole cannot be serialised. */
+function listBytes(tools: readonly UpstreamTool[]): number {
+  try {
+    return jsonBytes({ tools });
+  } catch {
+    const sizes = tools.flatMap((tool) => {
+      try {
+        return [jsonBytes(tool)];
+      } catch {
+        return [];
+      }
+    });
+    return jsonBytes({ tools: [] }) + sizes.reduce((sum, size) => sum + size, 0) + Math.max(0, sizes.length - 1);
+  }
+}
+
+/**
+ * Computes the summary for a shelf as an unnamed client (call_tool on under `auto`) would see it;
+ * `toolsByServer` holds each upstream's tools as listed, `version` toolshelf's own (its `serverInfo`).
+ */
+export function summarize(config: Config, upstreams: readonly UpstreamSummary[], shelf: BuiltShelf, toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>, version: string): StartSummary {
   const { catalogue } = shelf;
   const settings = sessionSettings(config);
   const first = legacyTools(shelf, settings, undefined, []);
-  const allDirect = catalogue.entries.map((e) => ({ ...wireTool(e), description: e.tool.description ?? '', inputSchema: e.tool.inputSchema }));
   const hidden = [...catalogue.counts.values()].reduce((sum, c) => sum + c.hidden, 0);
   const firstListBytes = jsonBytes({ tools: first });
-  const modernListBytes = jsonBytes({ tools: modernTools({ shelf: () => shelf, settings }, undefined), ...TOOLS_LIST_CACHE });
-  const allDirectBytes = jsonBytes({ tools: allDirect });
+  const modernList = { tools: modernTools({ shelf: () => shelf, settings }, undefined), ...TOOLS_LIST_CACHE };
+  const modernListBytes = jsonBytes(encodeLaneResult(modernList, 'modern', { name: 'toolshelf', version }));
+  const allDirect = allDirectBytes(toolsByServer);
   return {
     upstreams,
     direct: catalogue.direct.length,
@@ -44,8 +84,8 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
     firstListBytes,
     firstListTokens: estimateTokens(firstListBytes),
     modernListBytes,
-    allDirectBytes,
-    allDirectTokens: estimateTokens(allDirectBytes),
+    allDirectBytes: allDirect,
+    allDirectTokens: estimateTokens(allDirect),
   };
 }
 
@@ -55,7 +95,7 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
  */
 export function upstreamsLine(upstreams: readonly UpstreamSummary[], label = 'upstreams'): string {
   const ready = upstreams.filter((u) => u.status === 'ready');
-  return `${label}: ${ready.length}/${upstreams.length} connected (${upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? `${u.tools} tools` : u.status === 'idle' ? `${u.tools} tools cached, starts on first use` : u.status}`).join(', ')})`;
+  return `${label}: ${ready.length}/${upstreams.length} connected (${upstreams.map((u) => `${u.key}: ${u.status === 'ready' ? counted(u.tools, 'tool') : u.status === 'idle' ? `${counted(u.tools, 'tool')} cached, starts on first use` : u.status}`).join(', ')})`;
 }
 
 /**

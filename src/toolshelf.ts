@@ -15,10 +15,13 @@ import type { ModernFront } from './gateway/modern/front.js';
 import type { SocketFront } from './gateway/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
 import type { GatewaySession, SessionOptions } from './gateway/session.js';
-import type { Admit, Shelf, UpstreamCaller } from './gateway/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
 import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
 import type { Admission } from './schema/admit.js';
+import type { OutputCheck } from './schema/output.js';
+import { printableLine } from './lib/printable.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
@@ -56,6 +59,11 @@ export interface StartOptions {
   readonly announce?: (topic: string, lines: readonly string[]) => void;
   /** The view the stdio client sees (docs/views.md; `--view`); over HTTP and the socket each client names its own. */
   readonly view?: string;
+  /**
+   * The logger of the upstreams and the shelf (instance-wide lines only; default `logger`): a shared
+   * instance's also tells its relayed clients the warnings (share/status.ts `relayWarnings`).
+   */
+  readonly shelfLogger?: Logger;
 }
 
 /** A running gateway. */
@@ -100,6 +108,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     import('./gateway/http.js'),
     import('./gateway/stdio.js'),
     import('./schema/admit.js'),
+    import('./schema/output.js'),
     import('./gateway/instructions.js'),
     import('./gateway/modern/front.js'),
     import('./gateway/subscriptions.js'),
@@ -112,7 +121,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Eager upstreams served from the cached catalogue wait until the gateway has served a moment (see CACHED_START_DELAY_MS).
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
-  const opened = await openShelf(config, logger, options.version, {
+  const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
@@ -145,6 +154,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     { serveHttp, maxSessionsFromEnv, maxConnectionsPerPeerFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },
+    { OutputCheck },
     { gatewayInstructions, upstreamInstructions },
     { createModernFront },
     { UpstreamSubscriptions },
@@ -157,6 +167,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Upstream resource subscriptions, held by clients of both eras (issue #9 point 3).
   const upstreamSubscriptions = new UpstreamSubscriptions((method, uri) => forwardSubscription(pool, routes, method, uri));
   const admit = admitter(opened.config, new Admission(), logger);
+  const checkOutput = outputChecker(new OutputCheck(), logger);
   /**
    * The pool, plus why a name of an upstream that is not up is unknown (its tools are missing). A
    * view's client is told only of the view's servers: any other name is unknown to it, and no more.
@@ -211,6 +222,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       shelf,
       caller: callerFor(view),
       admit,
+      checkOutput,
       trace: view === undefined ? trace : viewTrace(trace, view),
       logger,
       measure: (value) => {
@@ -365,6 +377,23 @@ function admitter(config: () => Config, admission: Admission, logger: Logger): A
     if (verdict.ok && verdict.warning) logger.warn(verdict.warning);
     // The verdict quotes the canonical schema's enum values and names: cleaned like all upstream text.
     return verdict.ok ? { ok: true, args: forwarded } : { ok: false, text: cleanText(verdict.text).text };
+  };
+}
+
+/**
+ * The output check (schema/output.ts) with one warning per tool whose result broke the outputSchema
+ * the client was given: the client gets the content and a note, the log says which tool.
+ */
+function outputChecker(check: OutputCheck, logger: Logger): CheckOutput {
+  const warned = new Set<string>();
+  return (entry, result) => {
+    const verdict = check.check(entry.projected.fields.outputSchema, result);
+    if (verdict.ok) return result;
+    if (!warned.has(entry.qualifiedName)) {
+      warned.add(entry.qualifiedName);
+      logger.warn(printableLine(`${entry.qualifiedName}: ${verdict.mismatch}; forwarded as an isError with its content and a note (logged once per tool)`, 500));
+    }
+    return verdict.result as CallToolResult;
   };
 }
 

@@ -58,9 +58,11 @@ export function viewCatalogue(base: Catalogue, view: ViewConfig, separator: stri
     if (tally) tally[exposure] += 1;
     if (exposure !== 'hidden') entries.push(exposure === entry.exposure ? entry : { ...entry, exposure });
   }
+  // Removed-character counts are warned once for the base shelf; a view keeps those of its own servers.
+  const cleaned = new Map([...base.cleaned].filter(([server]) => counts.has(server)));
   // A held tool of a server the view keeps still answers that it is held (docs/security.md).
-  const held = base.held.filter((h) => !view.servers || view.servers.includes(h.server));
-  return snapshot(entries, counts, { collisions: [], given: base.names }, [], base.cleaned, held);
+  const held = base.held.filter((h) => counts.has(h.server));
+  return snapshot(entries, counts, { collisions: [], given: base.names }, [], cleaned, held);
 }
 
 /**

@@ -12,6 +12,7 @@ import { buildPlainBm25 } from '../discovery/plainBm25.js';
 import { parseQueries, parseTools, toCatalogEntry } from '../discovery/retrievalSet.js';
 import { buildSearchIndex, propertyText } from '../discovery/searchIndex.js';
 import { argumentError, type ArgOptions } from './common.js';
+import { counted } from '../lib/plural.js';
 
 const USAGE = 'usage: toolshelf eval --tools FILE --queries FILE [--k 1,5,10] [--subset NAME] [--json]';
 
@@ -95,7 +96,7 @@ function formatTable(report: EvalReport): string[] {
   const row = (label: string, ours: number, plain: number): string =>
     `| ${label.padEnd(9)} | ${ours.toFixed(3).padStart(9)} | ${plain.toFixed(3).padStart(10)} | ${signed(ours - plain)} |`;
   return [
-    `${report.tools} tools, ${report.queries} queries${report.skippedLines > 0 ? `, ${report.skippedLines} malformed lines skipped` : ''}`,
+    `${counted(report.tools, 'tool')}, ${counted(report.queries, 'query', 'queries')}${report.skippedLines > 0 ? `, ${counted(report.skippedLines, 'malformed line')} skipped` : ''}`,
     '| metric    | toolshelf | plain BM25 | delta |',
     '|-----------|----------:|-----------:|------:|',
     ...report.ks.map((k) => row(`Recall@${k}`, report.toolshelf.recall[k] ?? 0, report.plainBm25.recall[k] ?? 0)),
@@ -146,7 +147,7 @@ export async function runEval(argv: string[], out: (line: string) => void, err: 
     return 2;
   }
   if (report.tools === 0 || report.queries === 0) {
-    out(`nothing to evaluate: ${report.tools} tools, ${report.queries} queries`);
+    out(`nothing to evaluate: ${counted(report.tools, 'tool')}, ${counted(report.queries, 'query', 'queries')}`);
     return 1;
   }
   if (args.json) out(JSON.stringify(report));

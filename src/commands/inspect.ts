@@ -11,7 +11,12 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { estimateTokens, textBytes } from '../schema/measure.js';
 import type { StartSummary } from '../summary.js';
+import { DESCRIPTION_LIMITS } from '../gateway/clients.js';
+import { modernTools } from '../gateway/modern/server.js';
+import { legacyTools, sessionSettings } from '../gateway/session.js';
+import { TOOL_SEARCH } from '../gateway/bridgeTools.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
+import type { BuiltShelf } from '../shelf.js';
 import { createLogger } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
@@ -19,6 +24,7 @@ import { resolve } from 'node:path';
 import { stateDir } from '../lib/stateDir.js';
 import { printableLine } from '../lib/printable.js';
 import type { LogLevel } from '../trace/log.js';
+import { counted } from '../lib/plural.js';
 
 const USAGE = `Usage: toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]
 
@@ -26,7 +32,8 @@ Connects every MCP server in the config, prints what each costs on the wire, the
   ${CONFIG_HELP}
   --json         one JSON object instead of tables
   ${logLevelHelp('warn')}
-Exit codes: 0 report printed, 1 start-up refused or no upstream connected, 2 bad usage or config.`;
+Exit codes: 0 report printed and every upstream started, 1 start-up refused or no upstream connected,
+2 bad usage or config, 3 report printed but an upstream failed to start (named on stderr).`;
 
 /** One advertised or searchable tool. Bytes are UTF-8 bytes of compact JSON of its inputSchema. */
 export interface InspectedTool {
@@ -84,9 +91,46 @@ export interface InspectReport {
   };
   /** Tools whose top-level surface alone exceeds the schema budget (DESIGN §7); advertised as that surface. */
   readonly overBudget: readonly { readonly name: string; readonly server: string; readonly canonicalBytes: number; readonly projectedBytes: number }[];
-  /** tool_search's description as a client without a length limit sees it; null when there is no tool_search. */
-  readonly manifest: { readonly text: string; readonly bytes: number; readonly tokens: number } | null;
+  /** tool_search's description exactly as an unnamed 2025-era client receives it; null when it gets no tool_search. */
+  readonly manifest: ManifestSeen | null;
+  /** tool_search's description as each kind of client receives it, clients with the same text together; [] without tool_search. */
+  readonly manifests: readonly ManifestSeen[];
 }
+
+/** One tool_search description as sent, and the kinds of client it is sent to. Bytes: UTF-8; tokens: `estimateTokens`. */
+export interface ManifestSeen {
+  readonly clients: readonly string[];
+  readonly text: string;
+  readonly bytes: number;
+  readonly tokens: number;
+}
+
+/**
+ * The kinds of client whose tool_search description can differ, each with the client name that
+ * stands for it (gateway/clients.ts): call_tool named for clients that may ignore list_changed, a
+ * length limit for some, another preamble in the 2026-07-28 era.
+ */
+const CLIENT_KINDS: readonly { readonly label: string; readonly era: 'legacy' | 'modern'; readonly name: string | undefined }[] = [
+  { label: '2025-era client, unnamed or not known to honour list_changed (offered call_tool)', era: 'legacy', name: undefined },
+  { label: '2025-era client known to honour list_changed (e.g. Visual Studio Code)', era: 'legacy', name: 'Visual Studio Code' },
+  ...Object.entries(DESCRIPTION_LIMITS).map(([name, limit]) => ({ label: `2025-era ${name} (descriptions up to ${limit} characters)`, era: 'legacy' as const, name })),
+  { label: '2026-07-28 client', era: 'modern', name: undefined },
+];
+
+/** Exit code of a report printed while an upstream failed to start. */
+export const EXIT_UPSTREAM_FAILED = 3;
+
+/** What the text report's columns and words mean, printed under the tables. */
+const TERMS = [
+  '## Terms',
+  '',
+  '- canonical B / projected B: bytes of the inputSchema as the upstream gave it / as clients are sent it.',
+  '- rung: the last step of schema compaction needed to fit the schema budget: 0 none, 1 unused definitions dropped,',
+  '  2 nested descriptions dropped, 3 property descriptions dropped, 4 definition tables dropped, 5 objects nested',
+  '  deeper than three levels collapsed, 6 anyOf/oneOf/allOf dropped.',
+  '- description: kept as the upstream gave it, clipped (cut to the description budget), or none (the upstream gave none).',
+  '- all direct: what a client receives from tools/list with the same upstreams registered directly (one result each, summed).',
+];
 
 const INSPECT_OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -97,7 +141,8 @@ const INSPECT_OPTIONS = {
 
 /**
  * Runs `inspect`, printing the report through `out` (stdout, from cli.ts); returns the exit code
- * (0 ok, 1 start-up refused or no upstream connected, 2 bad flags or config); exits 130 on a signal.
+ * (0 ok, 1 start-up refused or no upstream connected, 2 bad flags or config, 3 report printed but an
+ * upstream failed to start); exits 130 on a signal.
  */
 export async function runInspect(argv: string[], out: (text: string) => void): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
@@ -140,10 +185,10 @@ async function inspect(config: Config, configPath: string, json: boolean, level:
     if (nothing !== undefined) return err(`toolshelf: ${nothing}\n`), EXIT_FAILURE;
     const report = inspectReport(config, opened);
     out(json ? JSON.stringify(report, null, 2) : formatReport(report).replace(/\n$/, ''));
+    return report.servers.some((server) => server.status === 'failed' || server.status === 'down') ? EXIT_UPSTREAM_FAILED : EXIT_OK;
   } finally {
     await opened.close();
   }
-  return EXIT_OK;
 }
 
 /** Builds the report from an open shelf. Pure apart from reading the shelf's current snapshot. */
@@ -171,9 +216,7 @@ function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summ
       instructionsHeld: trust.instructionsHeld.has(upstream.key),
     };
   });
-  const hasSearch = config.discovery.enabled && catalogue.deferred.length > 0;
-  const manifestText = hasSearch ? shelf.searchDescription(undefined) : undefined;
-  const manifestBytes = manifestText === undefined ? 0 : textBytes(manifestText);
+  const manifests = manifestsSeen(config, shelf);
   return {
     version: VERSION,
     servers,
@@ -188,8 +231,27 @@ function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summ
     overBudget: catalogue.entries
       .filter((e) => !e.projected.withinBudget)
       .map((e) => ({ name: e.qualifiedName, server: e.server, canonicalBytes: e.projected.canonicalBytes, projectedBytes: e.projected.projectedBytes })),
-    manifest: manifestText === undefined ? null : { text: manifestText, bytes: manifestBytes, tokens: estimateTokens(manifestBytes) },
+    manifest: manifests.find((m) => m.clients.includes(CLIENT_KINDS[0]!.label)) ?? null,
+    manifests,
   };
+}
+
+/**
+ * tool_search's description as each of {@link CLIENT_KINDS} receives it in its first tools/list
+ * (built by the functions that build that list), kinds with the same text together, in kind order.
+ */
+function manifestsSeen(config: Config, shelf: BuiltShelf): ManifestSeen[] {
+  const settings = sessionSettings(config);
+  const seen = new Map<string, string[]>();
+  for (const kind of CLIENT_KINDS) {
+    const tools = kind.era === 'legacy' ? legacyTools(shelf, settings, kind.name, []) : modernTools({ shelf: () => shelf, settings }, kind.name);
+    const text = tools.find((tool) => tool.name === TOOL_SEARCH)?.description;
+    if (text !== undefined) seen.set(text, [...(seen.get(text) ?? []), kind.label]);
+  }
+  return [...seen].map(([text, clients]) => {
+    const bytes = textBytes(text);
+    return { clients, text, bytes, tokens: estimateTokens(bytes) };
+  });
 }
 
 function inspectTool(entry: CatalogEntry): InspectedTool {
@@ -220,15 +282,19 @@ function formatReport(report: InspectReport): string {
     '',
     '| first tools/list | bytes | ~tokens |',
     '|---|---:|---:|',
-    `| all direct (canonical schemas) | ${n(totals.allDirect.bytes)} | ${n(totals.allDirect.tokens)} |`,
+    `| all direct (the upstreams registered directly) | ${n(totals.allDirect.bytes)} | ${n(totals.allDirect.tokens)} |`,
     `| as configured | ${n(totals.configured.bytes)} | ${n(totals.configured.tokens)} |`,
     '',
     `${totals.savedPercent}% smaller as configured.`,
     '',
   );
   lines.push(...overBudgetLines(report), '');
-  if (report.manifest === null) lines.push('## Manifest', '', 'none: nothing is deferred or discovery is disabled, so there is no tool_search.');
-  else lines.push(`## Manifest (tool_search description: ${n(report.manifest.bytes)} bytes, ~${n(report.manifest.tokens)} tokens)`, '', report.manifest.text);
+  if (report.manifests.length === 0) lines.push('## Manifest', '', 'none: nothing is deferred or discovery is disabled, so there is no tool_search.');
+  else {
+    lines.push('## Manifest: the tool_search description each kind of client receives', '');
+    for (const seen of report.manifests) lines.push(`### ${seen.clients.join('; ')}: ${n(seen.bytes)} bytes, ~${n(seen.tokens)} tokens`, '', seen.text, '');
+  }
+  lines.push(...TERMS);
   return `${lines.join('\n')}\n`;
 }
 
@@ -255,7 +321,7 @@ function serverTable(server: InspectedServer): string[] {
 function overBudgetLines(report: InspectReport): string[] {
   if (report.overBudget.length === 0) return ['Every schema fits the budget (or compaction is off).'];
   return [
-    `## Over budget: ${report.overBudget.length} tool(s) whose top-level surface alone exceeds the schema budget; advertised as that surface, validated against the canonical schema`,
+    `## Over budget: ${counted(report.overBudget.length, 'tool')} whose top-level surface alone exceeds the schema budget; advertised as that surface, validated against the canonical schema`,
     '',
     ...report.overBudget.map((o) => `- ${o.name}: ${n(o.canonicalBytes)} → ${n(o.projectedBytes)} bytes`),
   ];

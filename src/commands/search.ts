@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
+import { buildSearchIndex } from '../discovery/searchIndex.js';
 import { requiredSignature } from '../discovery/signature.js';
 import { parseSearchArgs } from '../gateway/bridgeTools.js';
 import { searchResult, summaryOf, type SearchAnswer } from '../gateway/searchAnswer.js';
@@ -112,6 +113,28 @@ function warnings(config: Config, shelf: BuiltShelf, asked: number | undefined, 
   return notes;
 }
 
+/**
+ * The direct tools that would rank among the first `limit` hits for `query` if they were searchable
+ * (BM25 over every advertised tool, direct and deferred together, so scores compare): tool_search
+ * never returns them, since the client already lists them, and the command says so instead of
+ * leaving them out silently. [] when no tool is direct.
+ */
+export function directMatches(shelf: Pick<BuiltShelf, 'catalogue'>, config: Pick<Config, 'discovery'>, query: string, limit: number): string[] {
+  const { direct, deferred } = shelf.catalogue;
+  if (direct.length === 0) return [];
+  const names = new Set(direct.map((entry) => entry.qualifiedName));
+  return buildSearchIndex([...direct, ...deferred], config.discovery.ranking)
+    .search(query, limit)
+    .map((hit) => hit.name)
+    .filter((name) => names.has(name));
+}
+
+/** The note naming {@link directMatches}, or undefined when there are none. */
+function directNote(names: readonly string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  return `also matching, already in the client's tool list as direct (tool_search leaves direct tools out): ${names.join(', ')}`;
+}
+
 /** Opens the shelf, searches once, prints, closes. Upstreams are ended on every path. */
 async function searchOnce(config: Config, configPath: string, args: SearchArgs, request: { query: string; limit: number }, out: (line: string) => void): Promise<number> {
   const logger = createLogger(args.level);
@@ -132,8 +155,15 @@ async function searchOnce(config: Config, configPath: string, args: SearchArgs, 
     // Exactly what dispatch does: catalogue names only, deferred only (DESIGN §5).
     const entries = outcome.matched.map((name) => shelf.catalogue.get(name)).filter((e): e is CatalogEntry => e?.exposure === 'deferred');
     const strong = entries.filter((e) => outcome.strong.includes(e.qualifiedName)).map((e) => e.qualifiedName);
-    if (args.json) out(JSON.stringify(searchResult(entries, request.query, strong).structuredContent));
-    else for (const line of formatText(request.query, entries, outcome, strong)) out(line);
+    const direct = directNote(directMatches(shelf, config, request.query, request.limit));
+    if (args.json) {
+      out(JSON.stringify(searchResult(entries, request.query, strong).structuredContent));
+      // stdout stays exactly tool_search's structuredContent.
+      if (direct !== undefined) process.stderr.write(`toolshelf: ${direct}\n`);
+    } else {
+      for (const line of formatText(request.query, entries, outcome, strong)) out(line);
+      if (direct !== undefined) out(`\n${direct}`);
+    }
     return EXIT_OK;
   } finally {
     await opened.close();

@@ -4,7 +4,7 @@
  * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
  */
 import { readConfigText } from '../config/load.js';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
 import { stateDir } from '../lib/stateDir.js';
@@ -17,6 +17,7 @@ import { unknownViewText } from '../gateway/views.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
+import { counted } from '../lib/plural.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--view NAME] [--trace FILE] [--log-level LEVEL] [--no-share | --share]
        toolshelf inspect [--config FILE] [--json] [--log-level LEVEL]            what each upstream costs on the wire
@@ -42,7 +43,9 @@ Serves every MCP server in the config as one: a few direct tools plus tool_searc
                      (also TOOLSHELF_SHARE=0 or "share": {"enabled": false}; --share forces sharing)
   ${logLevelHelp('info')}
   --version          print the version
-  --help, help       print this usage`;
+  --help, help       print this usage
+Exit codes: 0 ok, 1 start-up failed, 2 bad usage or config; inspect also exits 3 when it printed its
+report but an upstream failed to start (docs/operations.md).`;
 
 /** Environment variable holding the HTTP bearer token; preferred to `--token`, whose value `ps` shows. */
 export const TOKEN_ENV = 'TOOLSHELF_TOKEN';
@@ -132,10 +135,12 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
     err(`toolshelf: ${relay.why}\ntoolshelf: serving from this process instead, as with --no-share\n`);
   }
   if (instance !== undefined) {
-    const [{ claimSharedInstance }, { statusWriter }] = await Promise.all([import('./shared.js'), import('../share/status.js')]);
+    const [{ claimSharedInstance }, { relayWarnings, statusWriter }] = await Promise.all([import('./shared.js'), import('../share/status.js')]);
     const paths = claimSharedInstance(instance, logger);
     if (!paths) return EXIT_OK;
-    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs, status: statusWriter(paths.status) });
+    const status = statusWriter(paths.status);
+    // What a gateway of its own prints on its client's stderr, every relayed client is told too.
+    return serve(config, configFile, undefined, undefined, values.trace, logger, { path: instance, idleExitMs: config.share.idleExitMs, status, shelfLogger: relayWarnings(logger, status) });
   }
   return serve(config, configFile, listen, token, values.trace, logger, undefined, view);
 }
@@ -161,6 +166,27 @@ function stopWhenOrphaned(stop: () => void, logger: Logger): void {
   timer.unref();
 }
 
+/**
+ * Prunes the state folder of files unused for 30 days, at most once a day (lib/prune.ts,
+ * docs/operations.md), keeping every running shared instance's files. Loaded here, not at the top,
+ * for the same reason as serve's own modules. Never rejects; what it removed is logged at debug.
+ */
+async function pruneState(logger: Logger): Promise<void> {
+  try {
+    const [{ pruneStateFolder }, { instanceOwner }, { instancesDir, instancePathsOf }] = await Promise.all([import('../lib/prune.js'), import('../share/claim.js'), import('../share/paths.js')]);
+    const state = stateDir(process.env);
+    const result = pruneStateFolder({
+      stateDir: state,
+      // The folder this environment's instances use, and the state folder's own one.
+      sharedDirs: [instancesDir(process.env), join(state, 'shared')],
+      instanceRunning: (base) => instanceOwner(instancePathsOf(`${base}.sock`)) !== undefined,
+    });
+    if (!result.skipped && result.removed.length > 0) logger.debug(`state folder: pruned ${counted(result.removed.length, 'file')} unused for 30 days: ${result.removed.join(', ')}`);
+  } catch (error) {
+    logger.debug(`state folder: pruning failed: ${(error as Error).message}`);
+  }
+}
+
 async function serve(
   config: Config,
   configFile: { path: string; text: string },
@@ -168,7 +194,7 @@ async function serve(
   token: string | undefined,
   tracePath: string | undefined,
   logger: Logger,
-  socket?: { path: string; idleExitMs: number; status: StatusWriter },
+  socket?: { path: string; idleExitMs: number; status: StatusWriter; shelfLogger: Logger },
   view?: string,
 ): Promise<number> {
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
@@ -194,7 +220,7 @@ async function serve(
       configFile,
       stateDir: stateDir(process.env),
       ...(listen ? { http: listen } : {}),
-      ...(socket ? { socket } : {}),
+      ...(socket ? { socket, shelfLogger: socket.shelfLogger } : {}),
       ...(token ? { token } : {}),
       ...(view !== undefined ? { view } : {}),
       trace,
@@ -209,6 +235,7 @@ async function serve(
     return EXIT_FAILURE;
   }
   if (starting.signal.aborted) void running.shutdown();
+  void pruneState(logger);
   // The upstreams line is replaced by "upstreams now", the failures by the failures then.
   formatSummary(running.summary).forEach((line, index) => tell(line, index === 0 ? 'upstreams' : `summary ${index}`));
   socket?.status.set('failures', failureLines(running.summary.upstreams));

@@ -22,13 +22,21 @@ const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const INSTANCE_START_WAIT_MS = 60_000;
 
 /**
+ * Node flags of the shared instance. `--max-semi-space-size=2` (MiB) keeps V8's young generation
+ * small: left to grow to its default 16 MiB per semi-space it held 32 MiB of a 93 MiB instance that
+ * had 2 MiB of young objects live, for a few more scavenges while a catalogue is built
+ * (docs/performance.md, "Memory").
+ */
+export const INSTANCE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
+
+/**
  * Where the shared instance of `configFile` with these serve flags lives, how to start it, and how
  * long to wait for it: what a relay and `toolshelf ui` both need to find or start the same instance.
  */
 export function sharedInstance(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined): InstanceStart {
   const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
   const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
-  return { paths, instanceArgs: [CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket], startWaitMs: INSTANCE_START_WAIT_MS };
+  return { paths, instanceArgs: [...INSTANCE_NODE_FLAGS, CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket], startWaitMs: INSTANCE_START_WAIT_MS };
 }
 
 /**

@@ -120,7 +120,8 @@ export function applyDefaults(raw: RawConfig, baseDir: string): Config {
       prepare: { ...NO_PREPARATION, ...raw.schemas?.prepare },
     },
     naming: { separator: DEFAULT_SEPARATOR, maxLength: DEFAULT_MAX_NAME_LENGTH, ...raw.naming },
-    bridge: { callTool: 'auto', ...raw.bridge },
+    // Risky calls through call_tool ask the user first, or are refused where the client cannot be asked (docs/security.md).
+    bridge: { callTool: 'auto', confirm: 'destructive', unaskable: 'refuse', ...raw.bridge },
     trace: { captureToolIo: false, ...raw.trace },
     lazy: raw.lazy ?? false,
     idleStopMs: raw.idleStopMs ?? DEFAULT_IDLE_STOP_MS,

@@ -160,9 +160,21 @@ export interface NamingSettings {
   readonly maxLength: number;
 }
 
+/**
+ * Which tools run through call_tool are confirmed with the user first (docs/security.md "Risky
+ * calls"): `destructive` (default) those that declare themselves destructive; `mcp-defaults` every
+ * tool destructive under MCP's defaults, unannotated ones included; `open-world` those and every
+ * open-world one; `off` none.
+ */
+export type ConfirmPolicy = 'destructive' | 'mcp-defaults' | 'open-world' | 'off';
+
 export interface BridgeSettings {
   /** `auto` turns call_tool on for clients known to ignore list_changed, and unknown clients (DESIGN §5). */
   readonly callTool: 'auto' | 'always' | 'never';
+  /** Which bridged calls are confirmed with the user (default `destructive`). */
+  readonly confirm: ConfirmPolicy;
+  /** A call to confirm when the client cannot be asked: `refuse` (default, with how to allow it) or `run`. */
+  readonly unaskable: 'refuse' | 'run';
 }
 
 export interface TraceSettings {

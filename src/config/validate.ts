@@ -4,15 +4,16 @@
  * the value the gateway will use. Returns every problem with its JSON path; no file I/O beyond
  * loading the schema once. Source: DESIGN §12.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import AjvModule, { type ErrorObject } from 'ajv';
+import { createRequire } from 'node:module';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { ConfigProblem } from './types.js';
 import { escapePointer } from './interpolate.js';
 import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { suggestNames } from '../discovery/suggest.js';
 import { isPlainObject } from '../lib/plainObject.js';
-
-const Ajv = AjvModule.default ?? AjvModule;
+import { newAjv } from '../schema/ajvEngines.js';
 
 /** Path of the published JSON Schema, at the package root beside `package.json`. */
 export const CONFIG_SCHEMA_URL = new URL('../../config.schema.json', import.meta.url);
@@ -20,15 +21,47 @@ export const CONFIG_SCHEMA_URL = new URL('../../config.schema.json', import.meta
 /** The schema's maximum for every setting in ms is {@link LONGEST_TIMER_MS}; a value over it is told why. */
 const TIMER_LIMIT_MESSAGE = `must be <= ${LONGEST_TIMER_MS} (about 24.8 days, the longest timer Node.js can set; a longer one fires at once)`;
 
-let compiled: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;
+/** ajv settings for the config schema. `verbose`: an error carries its schema, so an unknown key can be matched against the known ones. */
+export const CONFIG_AJV_OPTIONS: Options = { allErrors: true, strict: false, verbose: true };
 
-function validator(): NonNullable<typeof compiled> {
+/**
+ * The config schema's validator compiled at build time (scripts/postbuild.mjs, ajv standalone code
+ * with {@link CONFIG_AJV_OPTIONS}), beside this module in `dist/`, and the SHA-256 of the schema text
+ * it was compiled from. Loading it instead of ajv keeps the stdio relay of a shared instance small
+ * (docs/performance.md, "Memory").
+ */
+export const PRECOMPILED_VALIDATOR = './configValidator.cjs';
+
+/** SHA-256 (hex) of the config schema's text: a precompiled validator serves only the text it was compiled from. */
+export function schemaTextHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+const require = createRequire(import.meta.url);
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
   if (!compiled) {
-    const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object;
-    // verbose: an error carries its schema, so an unknown key can be matched against the known ones.
-    compiled = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(schema);
+    const text = readFileSync(CONFIG_SCHEMA_URL, 'utf8');
+    compiled = precompiled(schemaTextHash(text)) ?? compile(JSON.parse(text) as object);
   }
   return compiled;
+}
+
+/** The build's validator when there is one for this schema text (none when run from `src/`, or the schema changed since the build). */
+function precompiled(hash: string): ValidateFunction | undefined {
+  let built: ValidateFunction & { schemaHash?: string };
+  try {
+    built = require(PRECOMPILED_VALIDATOR) as typeof built;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+  return built.schemaHash === hash ? built : undefined;
+}
+
+function compile(schema: object): ValidateFunction {
+  return newAjv('draft-07', CONFIG_AJV_OPTIONS).compile(schema);
 }
 
 /**

@@ -28,6 +28,7 @@ import { isDeprecated } from './deprecation.js';
 import { countTokens, withinTokens } from './o200k.js';
 import { clipWords, packSentences, sentencesOf } from './sentences.js';
 import { requiredSignature } from './signature.js';
+import { hintsOf, riskTag } from './risk.js';
 
 /**
  * Ladder rungs, most informative first (DESIGN §6): `mixed` names every tool with `short` entries
@@ -88,7 +89,7 @@ function descriptionOf(entry: CatalogEntry): string {
 /** What every rung needs from one entry, computed once per render. */
 interface EntryText {
   readonly name: string;
-  /** `name(required):`, or `name(required) (deprecated):` */
+  /** `name(required):`, or with its tags: `name(required) (deprecated) (destructive):` */
   readonly head: string;
   /** `name` or `name (deprecated)`: what the `short` rung starts with. */
   readonly label: string;
@@ -101,7 +102,9 @@ function entryText(entry: CatalogEntry): EntryText {
   const signature = requiredSignature(entry.tool.inputSchema);
   const keywords = sortKeywords(entry.keywords);
   // Deprecated tools are tagged where they are described (issue 12 point 4); bare-name rungs stay bare.
-  const tag = isDeprecated(entry.tool) ? ` ${DEPRECATED_TAG}` : '';
+  // So are read-only and destructive ones (risk.ts riskTag; docs/security.md "Risky calls").
+  const risk = riskTag(hintsOf(entry.tool));
+  const tag = `${isDeprecated(entry.tool) ? ` ${DEPRECATED_TAG}` : ''}${risk === '' ? '' : ` ${risk}`}`;
   return {
     name: entry.qualifiedName,
     label: `${entry.qualifiedName}${tag}`,

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { CatalogEntry } from '../catalog/types.js';
 import { stableHash } from '../lib/hash.js';
-import { privateDirProblem, readPrivateFile, writePrivateFile } from '../lib/stateDir.js';
+import { privateDirProblem, readPrivateFile, touch, writePrivateFile } from '../lib/stateDir.js';
 
 /** What is kept of a rendered tool_search description. */
 export interface MemoizedManifest {
@@ -51,7 +51,10 @@ export function fileManifestMemo(dir: string, root: string = dir): ManifestMemo 
       if (!isPrivate()) return undefined;
       try {
         const value = JSON.parse(readPrivateFile(path(key)) ?? 'null') as Partial<MemoizedManifest> | null;
-        return typeof value?.text === 'string' && Array.isArray(value.warnings) ? (value as MemoizedManifest) : undefined;
+        if (typeof value?.text !== 'string' || !Array.isArray(value.warnings)) return undefined;
+        // Used now: pruning by age keeps it (lib/prune.ts).
+        touch(path(key));
+        return value as MemoizedManifest;
       } catch {
         return undefined;
       }

@@ -1,27 +1,97 @@
 /**
- * The o200k_base tokenizer (gpt-tokenizer), loaded on first use. Loading it costs ~0.2–0.8 s and
- * ~60 MiB of RSS (measured: a bare Node process 40 MiB, after the import 106 MiB), so a gateway that
- * never needs an exact count (a manifest that fits by bytes, or one read from the catalogue cache)
- * never pays for it. Source: issue #11 point 4.
+ * The o200k_base tokenizer (gpt-tokenizer), in a worker thread started on first use and ended once
+ * unused for {@link IDLE_MS}. Loading it costs ~0.2–0.8 s and ~60 MiB of RSS (measured: a bare Node
+ * process 40 MiB, after the import 106 MiB), so a gateway that never needs an exact count (a manifest
+ * that fits by bytes, or one read from the catalogue cache) never pays for it, and one that fitted a
+ * manifest cold gives the memory back when the worker ends (docs/performance.md, "Memory"). Calls stay
+ * synchronous: the caller blocks on an Atomics wait while the worker counts.
+ * Source: issue #11 point 4.
  */
 import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 
-type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
+/** How long the worker stays after its last count, in ms: a manifest is fitted by a burst of counts. */
+export const IDLE_MS = 2000;
+/** Longest wait for one count, in ms (loading the tokenizer included), before it is reported as failed. */
+const COUNT_TIMEOUT_MS = 60_000;
 
-let loaded: O200k | undefined;
+/**
+ * The worker (CommonJS, with no Node flags of the process: `--input-type=module` would make it ESM): loads the tokenizer, then answers each request on `port` (a count, or a limit check
+ * when `budget` is set; special-token text such as `<|endoftext|>` counted as plain text), setting
+ * the shared flag once its answer is posted.
+ */
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { port, shared, path } = workerData;
+const flag = new Int32Array(shared);
+let o200k;
+let failed;
+try {
+  o200k = require(path);
+} catch (error) {
+  failed = String((error && error.message) || error);
+}
+const options = { disallowedSpecial: new Set() };
+port.on('message', (request) => {
+  let reply;
+  try {
+    if (failed !== undefined) throw new Error(failed);
+    reply = { value: request.budget === undefined ? o200k.countTokens(request.text, options) : o200k.isWithinTokenLimit(request.text, request.budget, options) !== false };
+  } catch (error) {
+    reply = { error: String((error && error.message) || error) };
+  }
+  port.postMessage(reply);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+});`;
 
-/** Special-token text such as `<|endoftext|>` is counted as plain text, never thrown on. */
-const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
+interface Running {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+  readonly flag: Int32Array;
+  readonly idle: NodeJS.Timeout;
+}
 
-/** The encoding module, required synchronously the first time (its CommonJS build). */
-function o200k(): O200k {
-  loaded ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as O200k;
-  return loaded;
+let running: Running | undefined;
+let started = false;
+
+function start(): Running {
+  const path = createRequire(import.meta.url).resolve('gpt-tokenizer/encoding/o200k_base');
+  const shared = new SharedArrayBuffer(4);
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { port: port2, shared, path }, transferList: [port2] });
+  worker.unref();
+  const idle = setTimeout(stop, IDLE_MS);
+  idle.unref();
+  started = true;
+  return { worker, port: port1, flag: new Int32Array(shared), idle };
+}
+
+function stop(): void {
+  if (!running) return;
+  running.port.close();
+  void running.worker.terminate();
+  running = undefined;
+}
+
+/** Asks the worker; blocks until it answers. @throws Error when it fails or does not answer within {@link COUNT_TIMEOUT_MS}. */
+function ask<T>(request: { text: string; budget?: number }): T {
+  const worker = (running ??= start());
+  worker.idle.refresh();
+  Atomics.store(worker.flag, 0, 0);
+  worker.port.postMessage(request);
+  const waited = Atomics.wait(worker.flag, 0, 0, COUNT_TIMEOUT_MS);
+  const reply = receiveMessageOnPort(worker.port)?.message as { value: T } | { error: string } | undefined;
+  if (reply === undefined || 'error' in reply) {
+    stop();
+    throw new Error(`the o200k tokenizer failed: ${reply?.error ?? (waited === 'timed-out' ? 'no answer' : 'no reply')}`);
+  }
+  return reply.value;
 }
 
 /** o200k_base token count of `text` (special-token markers counted as plain text). */
 export function countTokens(text: string): number {
-  return o200k().countTokens(text, ENCODE_OPTIONS);
+  return ask<number>({ text });
 }
 
 /**
@@ -31,10 +101,10 @@ export function countTokens(text: string): number {
 export function withinTokens(text: string, budget: number): boolean {
   if (budget <= 0) return false;
   if (text.length <= budget && Buffer.byteLength(text, 'utf8') <= budget) return true;
-  return o200k().isWithinTokenLimit(text, budget, ENCODE_OPTIONS) !== false;
+  return ask<boolean>({ text, budget });
 }
 
-/** Whether the tokenizer has been loaded in this process (for the lean-gateway test and bench). */
+/** Whether the tokenizer has been started in this process (for the lean-gateway test and bench). */
 export function tokenizerLoaded(): boolean {
-  return loaded !== undefined;
+  return started;
 }

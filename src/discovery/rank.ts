@@ -6,6 +6,7 @@
  * (`tool_searched` fields: matched, ranker, topScore, fallback, shadowMatched).
  */
 import type { Result } from '../lib/result.js';
+import { candidateCount, diversify, type FloodGuard } from './diversify.js';
 import { callHostRanker, type HostRanker, type RankerCatalogue } from './hostRanker.js';
 import type { SearchIndex } from './searchIndex.js';
 import { judge } from './strength.js';
@@ -21,6 +22,11 @@ export interface RankContext {
   readonly catalogue: RankerCatalogue;
   /** Time limit for one host ranker call, ms. */
   readonly timeoutMs: number;
+  /**
+   * The flooding guard of the same tools (`diversify.ts`): every ranking, BM25's or the host's,
+   * passes through it. Absent: rankings are only truncated.
+   */
+  readonly guard?: FloodGuard;
 }
 
 /** What a search returns and what the trace records (DESIGN §10 `tool_searched`). */
@@ -45,8 +51,14 @@ export interface RankResult {
   readonly shadowMatched?: string[];
 }
 
-function bm25(index: SearchIndex, query: string, limit: number, fallback?: string): RankResult {
-  const ranked = index.rank(query, limit);
+/** `hits` through the guard (when there is one), at most `limit`. */
+function guarded<T extends { readonly name: string }>(hits: readonly T[], query: string, limit: number, guard: FloodGuard | undefined, exact = 0): T[] {
+  return guard === undefined ? hits.slice(0, limit) : diversify(hits, query, guard, limit, exact);
+}
+
+function bm25(index: SearchIndex, query: string, limit: number, guard: FloodGuard | undefined, fallback?: string): RankResult {
+  const candidates = index.rank(query, guard === undefined ? limit : candidateCount(limit));
+  const ranked = { ...candidates, hits: guarded(candidates.hits, query, limit, guard, candidates.exact) };
   const { hits } = ranked;
   const { strong, weak } = judge(ranked);
   return {
@@ -60,10 +72,12 @@ function bm25(index: SearchIndex, query: string, limit: number, fallback?: strin
 }
 
 async function viaHost(context: RankContext, host: HostRanker, query: string, limit: number): Promise<RankResult> {
-  const answer = await callHostRanker(host, query, context.catalogue, limit, context.timeoutMs);
-  if (!answer.ok) return bm25(context.index, query, limit, answer.error);
+  const { guard } = context;
+  const answer = await callHostRanker(host, query, context.catalogue, guard === undefined ? limit : candidateCount(limit), context.timeoutMs);
+  if (!answer.ok) return bm25(context.index, query, limit, guard, answer.error);
   const exact = context.index.exactMatches(query);
-  const matched = [...new Set([...exact, ...answer.value.names])].slice(0, limit);
+  const ordered = [...new Set([...exact, ...answer.value.names])].map((name) => ({ name }));
+  const matched = guarded(ordered, query, limit, guard, exact.length).map((hit) => hit.name);
   const result: RankResult = {
     matched,
     ranker: 'host',
@@ -72,21 +86,23 @@ async function viaHost(context: RankContext, host: HostRanker, query: string, li
     ...(answer.value.topScore === undefined ? {} : { topScore: answer.value.topScore }),
   };
   if (context.mode !== 'compare') return result;
-  return { ...result, shadowMatched: context.index.search(query, limit).map((hit) => hit.name) };
+  return { ...result, shadowMatched: bm25(context.index, query, limit, guard).matched };
 }
 
 /**
  * Ranks the searchable tools for `query`, at most `limit` (clamping is the caller's). `bm25` mode,
  * or no ranker configured: BM25. `ranker` / `compare`: the host ranker serves (an exact name
  * still comes first); on any failure BM25 serves and `fallback` says why; `compare` adds
- * `shadowMatched`. Never rejects: an internal error yields no matches and the error as `fallback`.
+ * `shadowMatched`. Every ranking then passes the flooding guard (`diversify.ts`): the host ranker
+ * and BM25 are asked for `candidateCount(limit)` candidates so the cap has others to choose from.
+ * Never rejects: an internal error yields no matches and the error as `fallback`.
  */
 export async function rankTools(context: RankContext, query: string, limit: number): Promise<RankResult> {
   try {
     const text = typeof query === 'string' ? query : '';
     const { host } = context;
-    if (context.mode === 'bm25' || host === undefined) return bm25(context.index, text, limit);
-    if (!host.ok) return bm25(context.index, text, limit, host.error);
+    if (context.mode === 'bm25' || host === undefined) return bm25(context.index, text, limit, context.guard);
+    if (!host.ok) return bm25(context.index, text, limit, context.guard, host.error);
     return await viaHost(context, host.value, text, limit);
   } catch (error) {
     return { matched: [], ranker: 'bm25', strong: [], weak: true, fallback: `search failed: ${error instanceof Error ? error.message : String(error)}` };

@@ -9,8 +9,11 @@ import { splitWords } from './tokenize.js';
 /** Below this similarity (0..1) a name is not offered: a wrong suggestion costs a round trip. */
 const MIN_SIMILARITY = 0.5;
 
-/** Levenshtein distance with an early exit once every cell in a row exceeds `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
+/**
+ * Levenshtein distance between `a` and `b`, with an early exit once every cell in a row exceeds
+ * `limit` (then any value above `limit` is returned). Pure.
+ */
+export function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {
@@ -65,20 +68,36 @@ function wordOverlap(unknownWords: ReadonlySet<string>, candidate: string): numb
 }
 
 /**
- * Up to `max` names from `callable` closest to `unknown`, best first (ties by name), each at
- * least 50% similar by spelling (edit distance, also against the part after `__`) or by shared
- * words. Case-insensitive. `[]` when nothing is close. Never throws.
+ * True when `unknown` starts with the server part of `candidate` (before its first `__`) followed by
+ * a separator (`_`, `-`, `.`): `mail_send_email` names the server of `mail__send_email`, not that of
+ * `helper__mail__send_email`, whose tool name merely contains it (a server shadowing another's tool).
+ */
+function namesServerOf(unknown: string, candidate: string): boolean {
+  const cut = candidate.indexOf('__');
+  if (cut <= 0) return false;
+  const server = candidate.slice(0, cut);
+  return unknown.length > server.length && unknown.startsWith(server) && '_-.'.includes(unknown[server.length]!);
+}
+
+/**
+ * Up to `max` names from `callable` closest to `unknown`, best first, each at least 50% similar by
+ * spelling (edit distance, also against the part after `__`) or by shared words. Order: candidates
+ * of the server the unknown name starts with first, then by similarity, then by spelling alone,
+ * then by name. Case-insensitive. `[]` when nothing is close. Never throws.
  */
 export function suggestNames(unknown: string, callable: readonly string[], max = 3): string[] {
   const target = unknown.trim().toLowerCase();
   if (target === '' || max <= 0) return [];
   const targetWords = new Set(splitWords(target));
-  const scored: { name: string; score: number }[] = [];
+  const scored: { name: string; score: number; spelling: number; named: boolean }[] = [];
   for (const name of new Set(callable)) {
     const lower = name.toLowerCase();
-    const score = Math.max(spellingSimilarity(target, lower), wordOverlap(targetWords, lower));
-    if (score >= MIN_SIMILARITY) scored.push({ name, score });
+    const spelling = spellingSimilarity(target, lower);
+    const score = Math.max(spelling, wordOverlap(targetWords, lower));
+    if (score >= MIN_SIMILARITY) scored.push({ name, score, spelling, named: namesServerOf(target, lower) });
   }
-  scored.sort((x, y) => y.score - x.score || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  scored.sort(
+    (x, y) => Number(y.named) - Number(x.named) || y.score - x.score || y.spelling - x.spelling || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0),
+  );
   return scored.slice(0, max).map((hit) => hit.name);
 }

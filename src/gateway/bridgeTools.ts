@@ -23,10 +23,15 @@ export function toolSearchTool(description: string, maxLimit: number): Tool {
   };
 }
 
-/** call_tool's declaration: the bridge for clients that ignore list_changed (DESIGN §5). */
+/**
+ * call_tool's declaration: the bridge for clients that ignore list_changed (DESIGN §5). Annotated as
+ * the riskiest tool it can run (destructive, open world, not read-only), so a client that decides
+ * per tool treats every call through it that way (docs/security.md "Risky calls").
+ */
 export function callToolTool(): Tool {
   return {
     name: CALL_TOOL,
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     description:
       'Run a tool that is not in your tool list yet: one returned by tool_search or named in its index. ' +
       'Pass its exact name and its arguments.',

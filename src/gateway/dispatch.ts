@@ -9,12 +9,14 @@ import type { CatalogEntry } from '../catalog/types.js';
 import { suggestNames } from '../discovery/suggest.js';
 import type { CallOrigin, TraceSink } from '../trace/events.js';
 import { CALL_TOOL, parseCallToolArgs, parseSearchArgs, TOOL_SEARCH } from './bridgeTools.js';
-import { errorResult, resultFromOutcome, unknownToolResult } from './results.js';
+import { confirmBridgedCall, DEFAULT_CONFIRM, type ConfirmSettings } from './confirm.js';
+import { errorResult, lackedResult, resultFromOutcome, unknownToolResult } from './results.js';
 import { searchResult } from './searchAnswer.js';
-import type { Admit, Shelf, UpstreamCaller } from './types.js';
+import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { Catalogue, HeldEntry } from '../catalog/build.js';
 import { heldAnswer } from '../trust/judge.js';
+import { ClientLacksCapability } from '../upstream/relay.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {
@@ -22,6 +24,8 @@ export interface DispatchSettings {
   readonly defaultLimit: number;
   readonly maxLimit: number;
   readonly captureToolIo: boolean;
+  /** Which calls through call_tool are confirmed with the user (`bridge.confirm`, `bridge.unaskable`); default {@link DEFAULT_CONFIRM}. */
+  readonly confirm?: ConfirmSettings;
 }
 
 /** Per-call context from the session. */
@@ -31,6 +35,8 @@ export interface DispatchContext {
   readonly shelf: Shelf;
   readonly caller: UpstreamCaller;
   readonly admit: Admit;
+  /** Checks a result against the outputSchema the client was given (none: forwarded as it is). */
+  readonly checkOutput?: CheckOutput;
   readonly trace: TraceSink;
   readonly settings: DispatchSettings;
   readonly callToolEnabled: boolean;
@@ -39,6 +45,11 @@ export interface DispatchContext {
   readonly isPromoted: (qualifiedName: string) => boolean;
   /** This client request, for the upstream's sampling and elicitation during the call (issue #8 point 2). */
   readonly origin?: RequestOrigin;
+  /**
+   * Whether the client can be asked to confirm a call through `origin`: a legacy client that
+   * declared form elicitation, a modern one that declared elicitation (asked by `input_required`).
+   */
+  readonly canConfirm?: boolean;
 }
 
 /** The result for the client and the qualified names the session should promote. */
@@ -127,13 +138,22 @@ async function callByName(
     traceCall(ctx, { name, entry, origin, started, isError: true, failure: 'invalid_arguments', args });
     return { result: errorResult(verdict.text), promote };
   }
+  // Through the bridge the client's per-tool approval saw only call_tool: risky tools are confirmed here (docs/security.md "Risky calls").
+  if (via === 'bridge') {
+    const confirmation = await confirmBridgedCall(entry, verdict.args, ctx.settings.confirm ?? DEFAULT_CONFIRM, ctx.canConfirm === true, ctx.origin, extra.mcpReq.signal);
+    if (!confirmation.run) {
+      traceCall(ctx, { name, entry, origin, started, isError: true, failure: confirmation.failure, args });
+      return { result: confirmation.result, promote: [] };
+    }
+  }
   const progressToken = request.params._meta?.progressToken;
   const { progressToken: _token, ...meta } = request.params._meta ?? {};
   // The last progress notification sent to the client, settled or not: the result goes after it.
   let progressSent: Promise<unknown> | undefined;
+  const lacked = new Set<string>();
   const outcome = await ctx.caller.callTool(entry.server, entry.upstreamName, verdict.args, {
     signal: extra.mcpReq.signal,
-    ...(ctx.origin ? { origin: ctx.origin } : {}),
+    ...(ctx.origin ? { origin: noting(ctx.origin, lacked) } : {}),
     ...(Object.keys(meta).length > 0 ? { meta } : {}),
     ...(progressToken !== undefined
       ? {
@@ -146,7 +166,14 @@ async function callByName(
   // An upstream may send its last progress and its result in one write; the client must see them in
   // that order (MCP spec, Utilities › Progress: no progress after the response).
   if (progressSent) await progressSent;
-  const { result, failure } = resultFromOutcome(outcome, entry);
+  const shaped = resultFromOutcome(outcome, entry);
+  const checked = ctx.checkOutput && outcome.kind === 'ok' ? ctx.checkOutput(entry, shaped.result) : shaped.result;
+  const { result, failure } =
+    lacked.size > 0 && shaped.result.isError === true
+      ? { result: lackedResult(entry, [...lacked]), failure: 'client_capability' }
+      : checked !== shaped.result
+        ? { result: checked, failure: 'output_mismatch' }
+        : shaped;
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };
 }
@@ -159,6 +186,21 @@ export function heldNamedIn(query: string, catalogue: Pick<Catalogue, 'held'>): 
   if (catalogue.held.length === 0) return [];
   const words = new Set(query.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u));
   return catalogue.held.filter((h) => words.has(h.qualifiedName.toLowerCase()) || words.has(h.upstreamName.toLowerCase()));
+}
+
+/**
+ * `origin`, its `ask` noting in `lacked` each capability the client was found to lack
+ * ({@link ClientLacksCapability}): the upstream still gets the refusal and decides what to do.
+ */
+function noting(origin: RequestOrigin, lacked: Set<string>): RequestOrigin {
+  return {
+    ...origin,
+    ask: (method, params, signal, key) =>
+      origin.ask(method, params, signal, key).catch((error: unknown) => {
+        if (error instanceof ClientLacksCapability) lacked.add(error.capability);
+        throw error;
+      }),
+  };
 }
 
 function unknown(name: string, ctx: DispatchContext): CallToolResult {

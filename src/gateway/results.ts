@@ -30,6 +30,18 @@ export function unknownToolResult(name: string, suggestions: readonly string[], 
   return errorResult(lines.join(' '));
 }
 
+/**
+ * The answer to a call that failed after its upstream asked the client for what the client did not
+ * declare (`capabilities`: sampling, elicitation), the same in both eras: an `isError` naming them, so
+ * the model can tell the user rather than retry. Source: MCP spec, Client features.
+ */
+export function lackedResult(entry: CatalogEntry, capabilities: readonly string[]): CallToolResult {
+  const names = capabilities.join(' and ');
+  return errorResult(
+    `Tool "${entry.qualifiedName}" needs the client's ${names} capability: upstream server "${entry.server}" asked for ${names} during the call, and this client did not declare ${capabilities.length > 1 ? 'them' : 'it'}, so the call failed. Use a client that supports ${names}, or another tool.`,
+  );
+}
+
 /** Turns an upstream outcome into the client's result: verbatim on success, an explained `isError` otherwise. */
 export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { result: CallToolResult; failure?: string } {
   const who = `upstream server "${entry.server}" (tool "${entry.upstreamName}")`;

@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
+import { hintsOf, hintWords } from '../discovery/risk.js';
 import { clipWords, sentencesOf } from '../discovery/sentences.js';
 
 /**
@@ -19,12 +20,22 @@ export interface FullMatch {
   readonly name: string;
   readonly description: string;
   readonly parameters: JsonObject;
+  /** The behaviour hints the tool sets, in words (`read-only, idempotent, closed-world`; risk.ts hintWords); absent when it sets none. */
+  readonly hints?: string;
 }
 
 /** Any other match: callable the same way; its parameters come with promotion, a bad call's answer, or an exact-name search. */
 export interface NamedMatch {
   readonly name: string;
   readonly summary: string;
+  /** As {@link FullMatch.hints}. */
+  readonly hints?: string;
+}
+
+/** `{ hints }` with the annotations `entry` sets, in words, or `{}`: only what the upstream said (docs/security.md "Risky calls"). */
+function hintsFieldOf(entry: CatalogEntry): { hints?: string } {
+  const hints = hintWords(hintsOf(entry.tool));
+  return hints === '' ? {} : { hints };
 }
 
 /** `structuredContent` of tool_search; the text content is its compact JSON. */
@@ -71,8 +82,8 @@ export function searchResult(entries: readonly CatalogEntry[], query: string, st
   const strongSet = new Set(strong);
   const tools = entries.map((entry): FullMatch | NamedMatch =>
     strongSet.has(entry.qualifiedName)
-      ? { name: entry.qualifiedName, description: entry.projected.description, parameters: entry.projected.inputSchema }
-      : { name: entry.qualifiedName, summary: summaryOf(entry) },
+      ? { name: entry.qualifiedName, description: entry.projected.description, parameters: entry.projected.inputSchema, ...hintsFieldOf(entry) }
+      : { name: entry.qualifiedName, summary: summaryOf(entry), ...hintsFieldOf(entry) },
   );
   const full = tools.filter((tool) => 'parameters' in tool).length;
   let answer: SearchAnswer;

@@ -19,8 +19,9 @@ import type { LaneTarget } from './callLane.js';
 import type { NamingOptions } from '../catalog/naming.js';
 import type { Config } from '../config/types.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
-import type { Admit, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
-import { clientCapabilityFor, noRoots } from '../upstream/relay.js';
+import type { Admit, CheckOutput, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
+import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../upstream/relay.js';
+import { canElicitForm } from './confirm.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
 
@@ -32,6 +33,7 @@ export function sessionSettings(config: Config): SessionOptions['settings'] {
     maxLimit: config.discovery.maxLimit,
     captureToolIo: config.trace.captureToolIo,
     callTool: config.bridge.callTool,
+    confirm: { confirm: config.bridge.confirm, unaskable: config.bridge.unaskable },
     discoveryMode: config.discovery.mode,
     alwaysLoad: config.discovery.alwaysLoad,
   };
@@ -71,6 +73,8 @@ export interface SessionOptions {
   readonly shelf: () => Shelf;
   readonly caller: UpstreamCaller;
   readonly admit: Admit;
+  /** Checks each result against the outputSchema the client was given (schema/output.ts). */
+  readonly checkOutput?: CheckOutput;
   readonly trace: TraceSink;
   readonly logger: Logger;
   /** The initialize `instructions` (default {@link SHELF_INSTRUCTIONS}; with upstream ones, see instructions.ts). */
@@ -265,12 +269,14 @@ export class GatewaySession {
       shelf: this.options.shelf(),
       caller: this.options.caller,
       admit: this.options.admit,
+      ...(this.options.checkOutput ? { checkOutput: this.options.checkOutput } : {}),
       trace: this.options.trace,
       settings: { ...this.options.settings, discoveryEnabled: search },
       callToolEnabled: callTool,
       deferredListed: mode === 'client',
       isPromoted: (name) => this.promoted.includes(name),
       origin: this.originFor(extra),
+      canConfirm: canElicitForm(this.server.getClientCapabilities()?.elicitation),
     });
     // In client mode every deferred tool is listed already: the list never changes because of a call.
     if (mode === 'own' && outcome.promote.length > 0 && this.promote(outcome.promote).length > 0 && this.lastListed !== undefined) {
@@ -304,12 +310,12 @@ export class GatewaySession {
   /**
    * Sends an upstream's request (sampling/createMessage, elicitation/create, roots/list) to this client as part
    * of its request `extra`, and returns its result verbatim (roots/list to a client without roots:
-   * no roots, relay.ts noRoots). Rejects with -32601 when this client did not declare the capability, with the client's error, or on `signal`.
+   * no roots, relay.ts noRoots). Rejects with -32601 ({@link ClientLacksCapability}) when this client did not declare the capability, with the client's error, or on `signal`.
    */
   private async ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, extra: Extra): Promise<Record<string, unknown>> {
     if (!this.canAnswer(method)) {
       if (method === 'roots/list') return noRoots();
-      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`);
+      throw new ClientLacksCapability(method);
     }
     return (await extra.mcpReq.send({ method, ...(params ? { params } : {}) } as never, ResultSchema, { signal, timeout: RELAY_TIMEOUT_MS })) as Record<string, unknown>;
   }

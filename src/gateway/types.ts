@@ -3,6 +3,7 @@
  * (catalogue + discovery), a way to call upstreams, admission. `gateway/` imports nothing from
  * `upstream/` at run time: the pool satisfies {@link UpstreamCaller} structurally.
  */
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Catalogue } from '../catalog/build.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { CallOptions, CallOutcome, RequestOrigin } from '../upstream/types.js';
@@ -52,6 +53,13 @@ export interface Shelf {
 export type AdmissionVerdict =
   | { readonly ok: true; readonly args: Record<string, unknown> }
   | { readonly ok: false; readonly text: string };
+
+/**
+ * The result to forward for a call to `entry` that came back as `result`: `result` itself, or, when
+ * it breaks the outputSchema the client was given, an `isError` with its content and a note
+ * (schema/output.ts). Never throws.
+ */
+export type CheckOutput = (entry: CatalogEntry, result: CallToolResult) => CallToolResult;
 
 /** Validates a call's arguments against the entry's canonical inputSchema. Never throws. */
 export type Admit = (entry: CatalogEntry, args: Record<string, unknown>) => AdmissionVerdict;

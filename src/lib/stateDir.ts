@@ -1,13 +1,14 @@
 /**
  * toolshelf's state folder and the one way files are read from and written into it. The folder holds
- * the catalogue cache (`catalog/`), the shared instances' sockets and logs (`shared/`), and other
- * helpers' subfolders (OAuth credentials). Only the current user may use it: folders are created
- * 0700, files 0600, every file is written to a temp name and renamed, so a reader never sees half a
- * file, and a folder or file owned by another user or writable by group or others is refused, never
- * repaired, since whoever could write to it may already have replaced what is in it (docs/security.md,
- * "Local state and environment"). Source: XDG Base Directory (`$XDG_STATE_HOME`).
+ * the catalogue cache (`catalog/`), pins (`pins/`), the shared instances' sockets and logs (`shared/`),
+ * and OAuth credentials. Files unused for 30 days are pruned (prune.ts, docs/operations.md). Only the
+ * current user may use it: folders are created 0700, files 0600, every file is written to a temp name
+ * and renamed, so a reader never sees half a file, and a folder or file owned by another user or
+ * writable by group or others is refused, never repaired, since whoever could write to it may already
+ * have replaced what is in it (docs/security.md, "Local state and environment"). Source: XDG Base
+ * Directory (`$XDG_STATE_HOME`).
  */
-import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -192,3 +193,17 @@ export function writePrivateFile(path: string, text: string, root?: string): voi
 }
 
 let writes = 0;
+
+/**
+ * Sets `path`'s access and modification times to now, quietly (a file gone or read-only stays as it
+ * is). A file in the state folder that is loaded is touched, so pruning by mtime keeps what is in use
+ * (prune.ts, docs/operations.md).
+ */
+export function touch(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    // Best effort: a file that cannot be touched is at worst listed afresh once it is pruned.
+  }
+}

@@ -6,9 +6,8 @@
  * Source: DESIGN §7 ("Admission always validates arguments against the canonical schema").
  */
 
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import { newAjv, type Dialect } from './ajvEngines.js';
 import { boundedRegExp } from './boundedRegExp.js';
 import type { JsonObject } from '../catalog/types.js';
 import { metaSchemaProblem } from './metaCheck.js';
@@ -48,7 +47,6 @@ const AJV_OPTIONS: Options = {
   code: { optimize: false, regExp: boundedRegExp() },
 };
 
-type Dialect = 'draft-07' | '2019-09' | '2020-12';
 type Compiled = { readonly validate: ValidateFunction } | { readonly error: string };
 
 /** Keywords that exist only from 2019-09 on: their presence means the author wrote 2020-12 (MCP's default). */
@@ -144,7 +142,7 @@ export class Admission {
   private engine(dialect: Dialect): Ajv {
     let engine = this.engines.get(dialect);
     if (engine === undefined) {
-      engine = dialect === '2020-12' ? new Ajv2020(AJV_OPTIONS) : dialect === '2019-09' ? new Ajv2019(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
+      engine = newAjv(dialect, AJV_OPTIONS);
       this.engines.set(dialect, engine);
     }
     return engine;
@@ -179,8 +177,8 @@ function withNumericBounds(schema: JsonObject): JsonObject {
   return copy;
 }
 
-/** ajv errors → one violation each, with `anyOf`/`oneOf` type alternatives folded into one line. */
-function describeErrors(errors: readonly ErrorObject[]): Violation[] {
+/** ajv errors → one violation each (`path` a JSON pointer into the checked value), with `anyOf`/`oneOf` type alternatives folded into one line. */
+export function describeErrors(errors: readonly ErrorObject[]): Violation[] {
   const folded = new Set<ErrorObject>();
   const violations: Violation[] = [];
   for (const e of errors) {

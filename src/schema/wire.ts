@@ -23,7 +23,8 @@
  * Source: MCP 2025-11-25 schema (`Tool`, `ToolAnnotations`, `Icon`, `ToolExecution`); issue #8 item 1.
  */
 
-import { Ajv } from 'ajv';
+import type { Ajv } from 'ajv';
+import { newAjv } from './ajvEngines.js';
 import type { JsonObject } from '../catalog/types.js';
 import { jsonBytes } from './measure.js';
 import { isObject } from './walk.js';
@@ -106,9 +107,11 @@ export function wireInputSchema(schema: JsonObject): WireSchema {
  * every outputSchema in `listTools()`. Formats are not validated (they never make compilation fail with
  * `strict: false`), nothing is logged, and the two options that only speed compilation up are on
  * (`loopEnum`, no `code.optimize`: see admit.ts). It keeps no state between calls: each schema is
- * removed right after compilation.
+ * removed right after compilation. Made on the first outputSchema (ajvEngines.ts).
  */
-const OUTPUT_AJV = new Ajv({ strict: false, validateSchema: false, allErrors: true, validateFormats: false, logger: false, loopEnum: 64, code: { optimize: false } });
+let outputAjv: Ajv | undefined;
+const OUTPUT_AJV = (): Ajv =>
+  (outputAjv ??= newAjv('draft-07', { strict: false, validateSchema: false, allErrors: true, validateFormats: false, logger: false, loopEnum: 64, code: { optimize: false } }));
 
 /**
  * Largest outputSchema compiled to check it, in UTF-8 bytes of compact JSON. Compilation time grows
@@ -136,11 +139,11 @@ export function wireOutputSchema(value: unknown): WireSchema {
   }
   if (bytes > MAX_CHECKED_OUTPUT_BYTES) return { ok: false, reason: `outputSchema is ${bytes} bytes, over the ${MAX_CHECKED_OUTPUT_BYTES} checked before it is sent` };
   try {
-    OUTPUT_AJV.compile(schema);
+    OUTPUT_AJV().compile(schema);
   } catch (error) {
     return { ok: false, reason: `outputSchema does not compile: ${(error as Error).message}` };
   } finally {
-    OUTPUT_AJV.removeSchema(schema);
+    OUTPUT_AJV().removeSchema(schema);
   }
   return { ok: true, schema };
 }

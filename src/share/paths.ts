@@ -40,8 +40,13 @@ export function instancePaths(configPath: string, text: string, serveArgs: reado
   const uid = process.getuid?.() ?? 0;
   const name = stableHash({ configPath, serveArgs, version, variables, uid }).slice(0, 16);
   const runtime = !env[STATE_DIR_ENV] && env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'toolshelf') : undefined;
-  const dir = runtime ?? join(stateDir(env), 'shared');
+  const dir = instancesDir(env);
   return { dir, ...(runtime ? {} : { root: stateDir(env) }), socket: join(dir, `${name}.sock`), pidFile: join(dir, `${name}.pid`), log: join(dir, `${name}.log`), status: join(dir, `${name}.status`) };
+}
+
+/** The folder of the shared instances' files for `env`: `$XDG_RUNTIME_DIR/toolshelf`, else `<state>/shared` (see the module comment). Pure. */
+export function instancesDir(env: Readonly<Record<string, string | undefined>>): string {
+  return !env[STATE_DIR_ENV] && env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'toolshelf') : join(stateDir(env), 'shared');
 }
 
 /** The paths of the instance listening at `socket` (as passed to `--shared-instance`). */

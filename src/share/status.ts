@@ -10,6 +10,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { printableLine } from '../lib/printable.js';
+import type { Logger } from '../trace/log.js';
 
 /** Most lines the file keeps (the oldest go first): a start summary and a few upstream changes fit. */
 export const MAX_STATUS_LINES = 40;
@@ -17,6 +18,12 @@ export const MAX_STATUS_LINES = 40;
 export const MAX_STATUS_LINE_CHARS = 1000;
 /** Most bytes a relay reads of the file: {@link MAX_STATUS_LINES} full lines fit (3 bytes a character at most, and the sequence numbers). */
 const MAX_STATUS_FILE_BYTES = 256 * 1024;
+/** Most relayed warning lines the file keeps (the oldest go first), so they never push out the summary. */
+export const MAX_WARNING_LINES = 20;
+/** Most distinct warnings remembered as relayed; past it a warning may be relayed again, never more. */
+const MAX_REMEMBERED_WARNINGS = 1000;
+/** Topic of the relayed warnings ({@link relayWarnings}). */
+const WARNING_TOPIC = 'warning';
 /** How often a relay reads the status file for new lines, in ms (a file of a few hundred bytes). */
 export const STATUS_POLL_MS = 1000;
 
@@ -31,15 +38,22 @@ export interface StatusWriter {
   add(line: string, topic?: string): void;
   /** Puts `lines` in place of the lines of `topic` so far (none: the topic's lines go). */
   set(topic: string, lines: readonly string[]): void;
+  /** Adds `lines` after the topic's earlier lines, in one write; a topic of appended lines keeps its last {@link MAX_WARNING_LINES}. */
+  append(topic: string, lines: readonly string[]): void;
 }
 
 /** A writer for the status file at `path`, owned by this process; the file starts empty. */
 export function statusWriter(path: string): StatusWriter {
   let entries: { readonly text: string; readonly topic: string | undefined }[] = [];
   let sequence = 0;
-  const put = (topic: string | undefined, added: readonly string[]): void => {
-    if (topic !== undefined) entries = entries.filter((entry) => entry.topic !== topic);
+  const put = (topic: string | undefined, added: readonly string[], keep = false): void => {
+    if (topic !== undefined && !keep) entries = entries.filter((entry) => entry.topic !== topic);
     for (const line of added) entries.push({ text: `${(sequence += 1)} ${printableLine(line, MAX_STATUS_LINE_CHARS)}`, topic });
+    const same = keep ? entries.filter((entry) => entry.topic === topic) : [];
+    if (same.length > MAX_WARNING_LINES) {
+      const dropped = new Set(same.slice(0, same.length - MAX_WARNING_LINES));
+      entries = entries.filter((entry) => !dropped.has(entry));
+    }
     entries = entries.slice(-MAX_STATUS_LINES);
     write();
   };
@@ -59,6 +73,51 @@ export function statusWriter(path: string): StatusWriter {
   return {
     add: (line, topic) => put(topic, [line]),
     set: (topic, lines) => put(topic, lines),
+    append: (topic, lines) => put(topic, lines, true),
+  };
+}
+
+/**
+ * Warnings no relayed client is told: a disconnect's line quotes what the upstream printed while it
+ * served some client's call (test/e2e/shared.e2e.test.ts), and a failed start is told by the `failures` topic already.
+ */
+const NOT_RELAYED = [/^upstream ".*" disconnected; /s, /^upstream ".*" failed to start: /s];
+
+/**
+ * `logger` that also adds each warning and error it writes to `status` for every relayed client, once
+ * per text (a gateway of its own prints them on its client's stderr; a shared instance's went to its
+ * log alone): a tool dropped for a missing inputSchema, a duplicate name, manifest and rule warnings,
+ * a lazy upstream backing off. Give it only to instance-wide code (the upstreams and the shelf), never
+ * to a session's, whose lines could tell one client of another's calls. Lines in
+ * {@link NOT_RELAYED} stay in the log.
+ */
+export function relayWarnings(logger: Logger, status: StatusWriter): Logger {
+  const relayed = new Set<string>();
+  // Written once per turn of the event loop: a start that warns of a thousand tools writes the file once.
+  let pending: string[] = [];
+  const flush = (): void => {
+    status.append(WARNING_TOPIC, pending);
+    pending = [];
+  };
+  const relay = (level: 'warn' | 'error', message: string): void => {
+    if (NOT_RELAYED.some((pattern) => pattern.test(message)) || relayed.has(message)) return;
+    if (relayed.size >= MAX_REMEMBERED_WARNINGS) relayed.clear();
+    relayed.add(message);
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(`${level}: ${message}`);
+  };
+  return {
+    ...logger,
+    debug: (message) => logger.debug(message),
+    info: (message) => logger.info(message),
+    warn: (message) => {
+      logger.warn(message);
+      relay('warn', message);
+    },
+    error: (message) => {
+      logger.error(message);
+      relay('error', message);
+    },
   };
 }
 

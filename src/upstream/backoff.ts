@@ -1,6 +1,8 @@
 /**
- * Pure retry schedule for upstream (re)starts: exponential with jitter, bounded by a cap, never
- * giving up (a server that comes back an hour later is used again).
+ * Pure retry schedule for upstream (re)starts: exponential with jitter, bounded by a cap. An eager
+ * upstream never gives up (a server that comes back an hour later is used again); a lazy one that
+ * failed {@link LAZY_MAX_ATTEMPTS} times in a row backs off to idle and starts again only when a call
+ * or search needs it (docs/operations.md).
  * Source: DESIGN §11 (retried with backoff); "Exponential Backoff And Jitter" (AWS Architecture Blog, 2015).
  */
 
@@ -27,3 +29,11 @@ export function backoffDelayMs(attempt: number, random: number, options: Backoff
   const ceiling = Math.min(options.capMs, options.baseMs * 2 ** exponent);
   return Math.round(ceiling / 2 + (ceiling / 2) * random);
 }
+
+/**
+ * Failed starts or early crashes in a row (attempts of the schedule above, counted from the last time
+ * the upstream stayed up `resetAfterMs`) after which a lazy upstream stops retrying: about 16 s of
+ * retries with {@link DEFAULT_BACKOFF}. A lazy upstream is one nobody needs until it is used, so
+ * retrying it every 30 s forever spends processes on nothing.
+ */
+export const LAZY_MAX_ATTEMPTS = 6;

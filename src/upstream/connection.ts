@@ -16,7 +16,7 @@ import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/cl
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
-import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { backoffDelayMs, DEFAULT_BACKOFF, LAZY_MAX_ATTEMPTS, type BackoffOptions } from './backoff.js';
 import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
@@ -36,6 +36,7 @@ import { transportsFor, type TransportFactory } from './transport.js';
 import type { CallOptions, CallOutcome, RequestOrigin, UpstreamAuth, UpstreamStatus } from './types.js';
 import type { GroupRegistry } from './watchdog.js';
 import { cleanedWarning, cleanText, removedTotal } from '../trust/clean.js';
+import { counted } from '../lib/plural.js';
 
 /** Characters of one upstream stderr line written to the debug log. */
 const MAX_STDERR_LOG_CHARS = 2000;
@@ -68,6 +69,11 @@ export interface ConnectionOptions {
   /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
   readonly startTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
+  /**
+   * False for a one-shot command (`inspect`, `search`): a failed start is reported and never retried,
+   * and its message says nothing of retries (default true).
+   */
+  readonly retry?: boolean;
   /** Jitter source in [0, 1) (default Math.random). */
   readonly random?: () => number;
   /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
@@ -106,6 +112,11 @@ export class UpstreamConnection {
   private retryAt = 0;
   private upSince = 0;
   private retryTimer: NodeJS.Timeout | undefined;
+  /**
+   * A lazy upstream that failed {@link LAZY_MAX_ATTEMPTS} times in a row: no retry is scheduled, and
+   * the next call or search that needs it starts it once more (backoff.ts).
+   */
+  private backedOff = false;
   private renewing: Promise<Client | undefined> | undefined;
   /** Counts start attempts; a step of an abandoned attempt (timed out, closed) sees a newer number and changes nothing. */
   private generation = 0;
@@ -266,7 +277,7 @@ export class UpstreamConnection {
       this.releaseHeld?.();
       await waited;
     }
-    if (this.status === 'idle') await this.start();
+    if (this.status === 'idle' || this.backedOff) await this.start();
   }
 
   /**
@@ -316,7 +327,7 @@ export class UpstreamConnection {
    * next); does nothing in any other state.
    */
   warm(): void {
-    if (this.status === 'idle') void this.start();
+    if (this.status === 'idle' || this.backedOff) void this.start();
     else {
       this.releaseHeld?.();
       this.idle.touch();
@@ -401,6 +412,7 @@ export class UpstreamConnection {
       });
       if (this.isClosed()) return this.endClient();
       this.status = 'ready';
+      this.backedOff = false;
       this.upSince = Date.now();
       this.resources.resume();
       this.saveListing();
@@ -418,7 +430,7 @@ export class UpstreamConnection {
       this.lastError = describeFailure(failure, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
       this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
       const repeated = this.lastError === this.lastWarned;
-      const note = repeated ? '' : ' (retried with backoff; logged again only if the cause changes)';
+      const note = repeated || this.options.retry === false || this.backedOff ? '' : ' (retried with backoff; logged again only if the cause changes)';
       this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
       this.endClient();
       this.scheduleRestart(repeated);
@@ -586,10 +598,20 @@ export class UpstreamConnection {
     this.scheduleRestart(false);
   }
 
-  /** Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated configuration problem). */
+  /**
+   * Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated
+   * configuration problem). A one-shot command schedules nothing; a lazy upstream at its
+   * {@link LAZY_MAX_ATTEMPTS}th failure in a row backs off to idle instead, saying so once.
+   */
   private scheduleRestart(quiet: boolean): void {
-    if (this.retiring) return;
+    if (this.retiring || this.options.retry === false) return;
     this.attempt += 1;
+    if (this.lazy && this.attempt >= LAZY_MAX_ATTEMPTS) {
+      if (!this.backedOff) this.options.logger.warn(`upstream "${this.key}" failed ${this.attempt} times in a row; as a lazy upstream it is no longer retried, and starts again when a call or search needs it`);
+      this.backedOff = true;
+      clearTimeout(this.retryTimer);
+      return;
+    }
     const delay = backoffDelayMs(this.attempt, (this.options.random ?? Math.random)(), this.options.backoff ?? DEFAULT_BACKOFF);
     this.retryAt = Date.now() + delay;
     this.options.logger[quiet ? 'debug' : 'info'](`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempt})`);
@@ -600,7 +622,7 @@ export class UpstreamConnection {
 
   private async restart(): Promise<void> {
     await this.start();
-    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${this.tools.length} tools`);
+    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${counted(this.tools.length, 'tool')}`);
   }
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
@@ -735,6 +757,7 @@ export class UpstreamConnection {
   }
 
   private retryInMs(): number | undefined {
+    if (this.backedOff) return undefined;
     return this.status === 'down' || this.status === 'failed' ? Math.max(0, this.retryAt - Date.now()) : undefined;
   }
 

@@ -1,10 +1,13 @@
 /**
  * The catalogue cache: each upstream's last listing (tools, instructions, capabilities) on disk, so a
  * gateway serves `tools/list` at start without spawning anything and starts lazy upstreams on first
- * use. One file per server entry under `<state>/catalog/`, named by a hash of what decides the
- * listing (command, args, env, cwd, url, headers, transport, and the config folder relative paths
- * resolve against): an edited entry gets a new name and is listed afresh; toolshelf's own keys
- * (exposure, keywords, timeouts) change nothing upstream and keep the cache. The record also keeps the
+ * use. One file per server entry under `<state>/catalog/`, named by a hash of the server key and what
+ * decides the listing (command, args, env, cwd, url, headers, transport, and the config folder relative
+ * paths resolve against): an edited entry gets a new name and is listed afresh; two entries with the
+ * same launch spec are two upstreams (each adds tools at run time on its own) and get a file each;
+ * toolshelf's own keys (exposure, keywords, timeouts) change nothing upstream and keep the cache.
+ * Loading a file refreshes its mtime, which is how the state folder's pruning tells a file in use
+ * (docs/operations.md). The record also keeps the
  * upstream's protocol era verdict (era.ts, issue #9 point 4) with when it was probed and the server's
  * name and version then, so it expires. Written atomically, 0600.
  * A missing, unreadable, foreign or damaged file (one whose tools, instructions or capabilities are not
@@ -18,7 +21,7 @@ import { DiscoverResultSchema } from '@modelcontextprotocol/core';
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import { stableHash } from '../lib/hash.js';
-import { privateDirProblem, readPrivateFile, UnsafeStateError, writePrivateFile } from '../lib/stateDir.js';
+import { privateDirProblem, readPrivateFile, touch, UnsafeStateError, writePrivateFile } from '../lib/stateDir.js';
 import type { Logger } from '../trace/log.js';
 import { isFresh, type EraVerdict, type VerdictStamp } from './era.js';
 import { parseToolsPage } from './listTools.js';
@@ -42,7 +45,7 @@ export interface UpstreamListing extends Partial<VerdictStamp> {
 /** The file's content: the listing plus what identifies it. */
 export interface ListingRecord extends UpstreamListing {
   readonly format: typeof LISTING_FORMAT;
-  /** The server key when it was written (for people reading the folder; the hash is the identity). */
+  /** The server key (also part of the hashed identity: two entries with one launch spec are two upstreams). */
   readonly server: string;
   readonly configHash: string;
   /** ISO 8601 time of the listing. */
@@ -67,11 +70,15 @@ export function cachedVerdict(listing: UpstreamListing, now = Date.now()): EraVe
   return listing.era === 'modern' && DiscoverResultSchema.safeParse(listing.discover).success ? { era: 'modern', discover: listing.discover! } : undefined;
 }
 
-/** The fields of a server entry that decide what the upstream lists, with `baseDir`. */
-function identity(server: ServerConfig, baseDir: string): unknown {
+/**
+ * What identifies one upstream's listing: its server `key` and the fields of its entry that decide
+ * what it lists, with `baseDir`. The key is part of it because two entries with the same launch spec
+ * are separate processes whose listings can differ (a tool added at run time by one of them).
+ */
+function identity(key: string, server: ServerConfig, baseDir: string): unknown {
   // `protocol` changes what is spoken, so a cached era verdict of another setting is not reused.
-  if (isRemote(server)) return { url: server.url, headers: server.headers, transport: server.transport, protocol: server.protocol };
-  return { command: server.command, args: server.args, env: server.env, inheritEnv: server.inheritEnv, cwd: server.cwd, baseDir, protocol: server.protocol };
+  if (isRemote(server)) return { key, url: server.url, headers: server.headers, transport: server.transport, protocol: server.protocol };
+  return { key, command: server.command, args: server.args, env: server.env, inheritEnv: server.inheritEnv, cwd: server.cwd, baseDir, protocol: server.protocol };
 }
 
 /** The cache under `<stateDir>/catalog/`. */
@@ -105,14 +112,15 @@ export class ListingCache implements ListingStore {
     this.logger.warn(`catalogue cache: ${message}; listing the upstream afresh`);
   }
 
-  /** The file for `server`: `upstream-<hash>.json`. */
-  pathFor(server: ServerConfig): string {
-    return join(this.dir, `upstream-${stableHash(identity(server, this.baseDir))}.json`);
+  /** The file for entry `key` with `server`: `upstream-<hash>.json`. */
+  pathFor(key: string, server: ServerConfig): string {
+    return join(this.dir, `upstream-${stableHash(identity(key, server, this.baseDir))}.json`);
   }
 
-  load(_key: string, server: ServerConfig): UpstreamListing | undefined {
+  /** The listing saved for `key` with `server`, or undefined (a miss). A hit refreshes the file's mtime. */
+  load(key: string, server: ServerConfig): UpstreamListing | undefined {
     if (!this.usable()) return undefined;
-    const path = this.pathFor(server);
+    const path = this.pathFor(key, server);
     let record: unknown;
     try {
       const text = readPrivateFile(path);
@@ -123,15 +131,18 @@ export class ListingCache implements ListingStore {
       return undefined;
     }
     const listing = asListing(record);
-    if (listing) return listing;
-    this.logger.debug(`catalogue cache: ${this.pathFor(server)} is not a listing of this version; listing the upstream afresh`);
-    return undefined;
+    if (!listing) {
+      this.logger.debug(`catalogue cache: ${path} is not a listing of this version; listing the upstream afresh`);
+      return undefined;
+    }
+    touch(path);
+    return listing;
   }
 
   save(key: string, server: ServerConfig, listing: UpstreamListing): void {
     if (!this.usable()) return;
-    const path = this.pathFor(server);
-    const record: ListingRecord = { ...listing, format: LISTING_FORMAT, server: key, configHash: stableHash(identity(server, this.baseDir)), listedAt: new Date().toISOString() };
+    const path = this.pathFor(key, server);
+    const record: ListingRecord = { ...listing, format: LISTING_FORMAT, server: key, configHash: stableHash(identity(key, server, this.baseDir)), listedAt: new Date().toISOString() };
     try {
       writePrivateFile(path, JSON.stringify(record), this.stateDir);
     } catch (error) {

@@ -10,6 +10,7 @@ import { statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
+import { closestProgram } from './binSuggest.js';
 import { LineFramer } from './lineFramer.js';
 
 /**
@@ -72,12 +73,18 @@ const SPAWN_CAUSES: Readonly<Record<string, string>> = {
   EISDIR: 'is a folder',
 };
 
-/** A spawn failure (`error` event or synchronous throw) in words that name the command and the cause, e.g. `command "x" was not found (ENOENT)`. */
-export function spawnFailure(error: unknown, command: string): SpawnError {
+/**
+ * A spawn failure (`error` event or synchronous throw) in words that name the command and the cause,
+ * e.g. `command "x" was not found (ENOENT)`. For a command not found, `path` (the PATH the child
+ * got) is searched for the closest program name (binSuggest.ts), offered as `; did you mean "…"?`.
+ */
+export function spawnFailure(error: unknown, command: string, path?: string): SpawnError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const cause = code !== undefined ? SPAWN_CAUSES[code] : undefined;
   const detail = error instanceof Error ? error.message : String(error);
-  return new SpawnError(cause ? `command "${command}" ${cause} (${code})` : `command "${command}" could not be started: ${detail}`, { cause: error });
+  const closest = code === 'ENOENT' ? closestProgram(command, path) : undefined;
+  const hint = closest ? `; did you mean "${closest}"?` : '';
+  return new SpawnError(cause ? `command "${command}" ${cause} (${code})${hint}` : `command "${command}" could not be started: ${detail}`, { cause: error });
 }
 
 /**
@@ -153,6 +160,11 @@ function existingBinFolders(baseDir: string): string[] {
       return false;
     }
   });
+}
+
+/** The PATH a child of `spec` gets ({@link childEnvironment} with the bin folders of {@link spawnGroup}). */
+export function childPath(spec: SpawnSpec, baseDir: string): string | undefined {
+  return childEnvironment(spec, process.env, existingBinFolders(baseDir)).PATH;
 }
 
 /**

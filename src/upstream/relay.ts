@@ -45,6 +45,23 @@ export function noRoots(): { roots: [] } {
   return { roots: [] };
 }
 
+/**
+ * The refusal an upstream gets when it asks the client for `method` (sampling/createMessage,
+ * elicitation/create) and the client of the call did not declare `capability`: -32601, as a client
+ * without the handler would answer (MCP spec, Client features). The gateway notes it to tell the
+ * client what it lacks when the call then fails (dispatch.ts), in either era.
+ */
+export class ClientLacksCapability extends ProtocolError {
+  readonly capability: string;
+  readonly method: string;
+
+  constructor(method: string) {
+    super(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`);
+    this.method = method;
+    this.capability = clientCapabilityFor(method) ?? method;
+  }
+}
+
 /** The client capability an upstream request `method` needs (MCP spec, Client features); undefined for one never relayed. */
 export function clientCapabilityFor(method: string): (typeof RELAYED)[RelayedMethod] | undefined {
   return Object.hasOwn(RELAYED, method) ? RELAYED[method as RelayedMethod] : undefined;

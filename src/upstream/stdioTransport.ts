@@ -15,7 +15,7 @@ import { nextDrain } from '../lib/drain.js';
 import { isPlainJsonRpcMessage } from '../lib/jsonRpcShape.js';
 import { DirectRequests, type DirectHandlers } from './directRequests.js';
 import { LineFramer, type OversizedLine } from './lineFramer.js';
-import { groupAlive, killGroup, killGroupNow, SpawnError, spawnFailure, spawnGroup, spawnProblem, type SpawnSpec } from './process.js';
+import { childPath, groupAlive, killGroup, killGroupNow, SpawnError, spawnFailure, spawnGroup, spawnProblem, type SpawnSpec } from './process.js';
 import type { GroupRegistry } from './watchdog.js';
 
 /** Longest accepted stdout message in bytes (64 MiB); a longer line is dropped whole. */
@@ -146,7 +146,7 @@ export class ChildStdioTransport implements Transport {
       try {
         child = spawnGroup(this.spec, this.baseDir, this.onStderrLine);
       } catch (error) {
-        return rejectStart(spawnFailure(error, this.spec.command));
+        return rejectStart(spawnFailure(error, this.spec.command, childPath(this.spec, this.baseDir)));
       }
       this.child = child;
       const framer = new LineFramer(MAX_LINE_BYTES, (line) => this.handleLine(line), (line) => this.handleOversized(line));
@@ -155,7 +155,7 @@ export class ChildStdioTransport implements Transport {
         resolveStart();
       });
       child.once('error', (error) => {
-        rejectStart(spawnFailure(error, this.spec.command));
+        rejectStart(spawnFailure(error, this.spec.command, childPath(this.spec, this.baseDir)));
         this.finish();
       });
       // 'close' needs every stdio stream closed, which a grandchild holding stdout prevents: the

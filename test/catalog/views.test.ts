@@ -177,6 +177,6 @@ describe('view names on the wire', () => {
 
   it('tells an unknown view with the closest name and the views there are', () => {
     expect(unknownViewText('codng', ['coding', 'chat'])).toBe('no view "codng" in the config; did you mean "coding"? (its views: chat, coding)');
-    expect(unknownViewText('x\u001b[31m', [])).toBe('no view "x\\u001b[31m" in the config (it defines no views)');
+    expect(unknownViewText('x\u001b[31m', [])).toBe('no view "x" in the config (it defines no views)');
   });
 });

@@ -5,6 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { alive, cliPath, descendants, fixture, waitFor, writeConfig } from '../helpers/gateway.js';
 
 interface Run {
@@ -62,6 +64,7 @@ interface Report {
   };
   overBudget: unknown[];
   manifest: { text: string; bytes: number; tokens: number } | null;
+  manifests: { clients: string[]; text: string; bytes: number }[];
 }
 
 describe('toolshelf inspect', () => {
@@ -107,8 +110,12 @@ describe('toolshelf inspect', () => {
     expect(run.stdout).toMatch(/^## counter$/m);
     expect(run.stdout).toMatch(/^## big$/m);
     expect(run.stdout).toMatch(/^\| big__search_records \| deferred \| 10,654 \| [\d,]+ \| [1-6] \| [\d,]+ \| kept \|$/m);
-    expect(run.stdout).toMatch(/^\| all direct \(canonical schemas\) \| [\d,]+ \| [\d,]+ \|$/m);
-    expect(run.stdout).toMatch(/^## Manifest \(tool_search description/m);
+    expect(run.stdout).toMatch(/^\| all direct \(the upstreams registered directly\) \| [\d,]+ \| [\d,]+ \|$/m);
+    expect(run.stdout).toMatch(/^## Manifest: the tool_search description each kind of client receives$/m);
+    expect(run.stdout).toMatch(/^### 2025-era client, unnamed or not known to honour list_changed \(offered call_tool\): [\d,]+ bytes/m);
+    expect(run.stdout).toMatch(/^### .*2026-07-28 client: [\d,]+ bytes/m);
+    expect(run.stdout).toMatch(/^- rung: the last step of schema compaction/m);
+    expect(run.stdout).toMatch(/^- description: kept as the upstream gave it, clipped \(cut to the description budget\)/m);
     expect(run.stderr).not.toMatch(/^toolshelf: upstreams:/m);
   });
 
@@ -150,6 +157,42 @@ describe('toolshelf inspect', () => {
     const run = await inspect(['--config', path]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/hang: .*did not finish starting within 0\.5 s \(startTimeoutMs\)/);
+  });
+
+  it('exits 3 when an upstream failed to start, with the report printed and no word of retries', async () => {
+    const path = writeConfig({
+      mcpServers: { counter: { command: 'node', args: [fixture('counter.mjs')] }, gone: { command: 'node', args: [fixture('dies.mjs')] } },
+    });
+    const run = await inspect(['--config', path, '--json']);
+    expect(run.code).toBe(3);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(report.servers.map((server) => [server.key, server.status])).toEqual([
+      ['counter', 'ready'],
+      ['gone', 'failed'],
+    ]);
+    expect(run.stderr).toMatch(/upstream "gone" failed to start/);
+    expect(run.stderr).not.toMatch(/retried/);
+  });
+
+  it('shows the tool_search description exactly as each kind of client receives it', async () => {
+    const path = fixtureConfig();
+    const run = await inspect(['--config', path, '--json']);
+    const report = JSON.parse(run.stdout) as Report;
+    // A gateway of its own per client, through the real CLI over stdio.
+    const received = async (client: Client): Promise<string | undefined> => {
+      try {
+        await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, '--config', path, '--no-share'], stderr: 'ignore' }));
+        return (await client.listTools()).tools.find((tool) => tool.name === 'tool_search')?.description;
+      } finally {
+        await client.close();
+      }
+    };
+    const unnamed = report.manifests.find((m) => m.clients.some((c) => c.startsWith('2025-era client, unnamed')));
+    const modern = report.manifests.find((m) => m.clients.includes('2026-07-28 client'));
+    expect(await received(new Client({ name: 'some-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } }))).toBe(unnamed?.text);
+    expect(await received(new Client({ name: 'some-agent', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } }))).toBe(modern?.text);
+    expect(report.manifest?.text).toBe(unnamed?.text);
+    expect(unnamed?.text).not.toBe(modern?.text);
   });
 
   it('a bad config exits 2 with the problem on stderr and nothing on stdout', async () => {

@@ -89,11 +89,12 @@ describe('no upstream connected (issue #8 point 9)', () => {
 describe('--log-level for inspect and search (issue #8 point 9)', () => {
   const config = (): string => writeConfig({ mcpServers: { gone: { command: 'toolshelf-no-such-command' } } });
 
-  it('debug shows the retry schedule that warn (the default) hides', async () => {
+  it('debug shows the start attempts that warn (the default) hides; a one-shot command retries nothing', async () => {
     const quiet = await cli(['search', 'x', '--config', config()]);
     const loud = await cli(['search', 'x', '--config', config(), '--log-level', 'debug']);
-    expect(quiet.stderr).not.toContain('will be retried');
-    expect(loud.stderr).toContain('upstream "gone" will be retried');
+    expect(quiet.stderr).not.toContain('trying the next transport');
+    expect(loud.stderr).toContain('debug: upstream "gone": command "toolshelf-no-such-command" was not found (ENOENT); trying the next transport');
+    expect(loud.stderr).not.toContain('will be retried');
     const inspected = await cli(['inspect', '--config', config(), '--log-level', 'error']);
     expect(inspected.stderr).toContain('error: upstream "gone" failed to start');
   });

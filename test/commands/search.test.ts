@@ -89,6 +89,19 @@ describe('toolshelf search', () => {
     await expectNothingLeft(moves);
   });
 
+  it('says when a direct tool matches the query, instead of leaving it out silently', async () => {
+    const [text, json, hidden] = await Promise.all([
+      runCli(['echo', 'a', 'message', '--config', config]),
+      runCli(['echo', 'a', 'message', '--config', config, '--json']),
+      runCli(['move or rename a file', '--config', config]),
+    ]);
+    const note = "also matching, already in the client's tool list as direct (tool_search leaves direct tools out): everything__echo";
+    expect(text.stdout).toContain(note);
+    expect(json.stderr).toContain(`toolshelf: ${note}`);
+    expect(() => JSON.parse(json.stdout)).not.toThrow();
+    expect(hidden.stdout).not.toMatch(/move_file|also matching/); // a hidden tool is never named
+  });
+
   it('prints the no-match note and exits 0 when nothing matches; --json prints {"tools":[], "note"} (§5, issue 12)', async () => {
     const [run, json] = await Promise.all([runCli(['zqxjv', '--config', config]), runCli(['zqxjv', '--config', config, '--json'])]);
     expect(run.code).toBe(0);

@@ -19,7 +19,7 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(config.schemas.compaction).toEqual({ maxDescriptionBytes: 1000, maxSchemaBytes: 5000 });
     expect(config.schemas.prepare).toEqual({ resolveRefs: false, stripKeywords: false, strict: false });
     expect(config.naming).toEqual({ separator: '__', maxLength: 48 });
-    expect(config.bridge.callTool).toBe('auto');
+    expect(config.bridge).toEqual({ callTool: 'auto', confirm: 'destructive', unaskable: 'refuse' });
     expect(config.discovery).toMatchObject({ mode: 'auto', alwaysLoad: true });
     expect(config.baseDir).toBe('/base');
   });
@@ -240,6 +240,15 @@ describe('a misspelt key (newcomer report)', () => {
       { path: '/mcpServers/s/auht', message: 'is not a known key' },
       { path: '/mcpServers/s/hedaers', message: 'is not a known key' },
     ]);
+  });
+});
+
+describe('the bridge confirmation keys', () => {
+  it('accept their values and refuse others by JSON path', () => {
+    expect(ok({ mcpServers: { a: { command: 'node' } }, bridge: { confirm: 'open-world', unaskable: 'run' } }).bridge).toEqual({ callTool: 'auto', confirm: 'open-world', unaskable: 'run' });
+    const result = parseConfig(JSON.stringify({ mcpServers: { a: { command: 'node' } }, bridge: { confirm: 'always', unaskable: 'allow' } }), {}, '/');
+    if (result.ok) throw new Error('expected problems');
+    expect(result.error.map((p) => p.path)).toEqual(['/bridge/confirm', '/bridge/unaskable']);
   });
 });
 

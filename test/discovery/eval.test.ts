@@ -33,7 +33,7 @@ describe('toolshelf eval (issue 4)', () => {
   it('prints a table with both rankings and returns 0', async () => {
     const lines: string[] = [];
     expect(await runEval(['--tools', toolsFile, '--queries', queriesFile, '--k', '1,5'], (line) => lines.push(line))).toBe(0);
-    expect(lines[0]).toBe('3 tools, 3 queries, 1 malformed lines skipped');
+    expect(lines[0]).toBe('3 tools, 3 queries, 1 malformed line skipped');
     expect(lines[1]).toBe('| metric    | toolshelf | plain BM25 | delta |');
     expect(lines.some((line) => line.startsWith('| Recall@5  |'))).toBe(true);
     expect(lines.some((line) => line.startsWith('| MRR@10    |'))).toBe(true);

@@ -147,11 +147,11 @@ describe('deprecated tools (issue 12 point 4)', () => {
   it('the manifest tags it "(deprecated)", and only it, deterministically', () => {
     const first = renderManifest(files, { tokenBudget: 4000 });
     expect(first.text).toBe(renderManifest([...files].reverse(), { tokenBudget: 4000 }).text);
-    expect(first.text).toMatch(/^files__read_file\(path: string\) \(deprecated\): Read the complete contents/m);
+    expect(first.text).toMatch(/^files__read_file\(path: string\) \(deprecated\) \(read-only\): Read the complete contents/m);
     expect(first.text.match(/\(deprecated\)/g)).toHaveLength(1);
     const short = renderManifest(files, { tokenBudget: 280 });
     expect(short.level).toBe('short');
-    expect(short.text).toMatch(/^files__read_file \(deprecated\): /m);
+    expect(short.text).toMatch(/^files__read_file \(deprecated\) \(read-only\): /m);
   });
 
   it('what counts: a sentence starting "deprecated", a tag, "this tool is deprecated", title, annotations, _meta', () => {

@@ -4,7 +4,7 @@
  * first call (or a search that finds its tools) and stops when idle, and a stale cache is corrected
  * with list_changed. Spawns are counted by the recorder fixture's pid file.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, fixture, startHttp, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
@@ -181,5 +181,44 @@ describe('catalogue cache and lazy upstreams', () => {
     expect(await waitFor(() => spawned().length === 2, 20_000)).toBe(true);
     expect(textOf(await gateway.client.callTool({ name: 'rec__alpha', arguments: {} }))).toBe(`alpha from ${spawned()[1]}`);
     expect(spawned()).toHaveLength(2);
+  });
+
+  it('keeps a listing per server entry when two entries share one launch spec', async () => {
+    const dir = tempDir();
+    const entry = { command: 'node', args: [fixture('grower.mjs')], exposure: 'direct' };
+    const path = writeConfig({ mcpServers: { a: entry, b: entry }, lazy: true }, dir);
+    const first = await start(path);
+    let changed = 0;
+    first.client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    expect(await names(first)).toEqual(['a__grow', 'b__grow']);
+    expect(textOf(await first.client.callTool({ name: 'a__grow', arguments: {} }))).toBe('grow ok');
+    expect(await waitFor(() => changed > 0, 20_000)).toBe(true);
+    expect(await names(first)).toEqual(['a__grow', 'a__grown', 'b__grow']);
+    await first.close();
+
+    const second = await start(path);
+    expect(await names(second)).toEqual(['a__grow', 'a__grown', 'b__grow']); // each entry's own cached listing
+    expect(textOf(await second.client.callTool({ name: 'a__grown', arguments: {} }))).toBe('grown ok');
+  });
+
+  it('prunes state files unused for 30 days at start, keeping the catalogue it loads', async () => {
+    const { path, spawned } = setup({ lazy: true });
+    await (await start(path)).close();
+    const state = process.env.TOOLSHELF_STATE_DIR!;
+    const catalog = join(state, 'catalog');
+    const [own] = readdirSync(catalog).filter((f) => f.startsWith('upstream-'));
+    mkdirSync(join(state, 'pins'), { recursive: true });
+    mkdirSync(join(state, 'shared'), { recursive: true });
+    const stale = [join(catalog, 'upstream-0000.json'), join(state, 'pins', 'gone.json'), join(state, 'shared', 'ffff.log'), join(state, 'shared', 'ffff.pid')];
+    for (const file of stale) writeFileSync(file, '{}');
+    writeFileSync(join(state, 'shared', 'ffff.pid'), '999999999\n'); // no such process
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    for (const file of [...stale, join(catalog, own!), join(state, 'pruned-at')]) utimesSync(file, old, old);
+
+    const gateway = await start(path);
+    expect(await waitFor(() => stale.every((file) => !existsSync(file)), 20_000)).toBe(true);
+    expect(existsSync(join(catalog, own!))).toBe(true); // loaded at start, so used
+    expect(await names(gateway)).toEqual(['rec__alpha', 'rec__beta']);
+    expect(spawned()).toHaveLength(1); // served from the cache it kept
   });
 });

@@ -149,7 +149,7 @@ describe('start-up never waits on a slow upstream for long (breaker C5, DESIGN Â
       expect(textOf(await gw.client.callTool({ name: 'slow__late_tool', arguments: {} }))).toBe('late ok');
       // The start-up summary said slow was starting; a later line says when every start has ended (newcomer report).
       expect(gw.stderr.join('\n')).toMatch(/upstreams: [01]\/2 connected \(slow: starting, memory: /);
-      expect(await waitFor(() => gw.stderr.some((line) => /upstreams now: 2\/2 connected \(slow: 1 tools, memory: \d+ tools\)/.test(line)), 10_000)).toBe(true);
+      expect(await waitFor(() => gw.stderr.some((line) => /upstreams now: 2\/2 connected \(slow: 1 tool, memory: \d+ tools\)/.test(line)), 10_000)).toBe(true);
     } finally {
       await gw.close();
     }

@@ -191,7 +191,7 @@ describe("tool_search's description per client (§6)", () => {
     const description = await searchDescription(await http.connect('some-other-client'));
     expect(description.length).toBeGreaterThan(2048);
     expect(countTokens(description)).toBeLessThanOrEqual(4000);
-    expect(description).toMatch(/^everything__get-sum\(a: number, b: number\): \S/m);
+    expect(description).toMatch(/^everything__get-sum\(a: number, b: number\) \(read-only\): \S/m);
   });
 
   it('an unnamed client gets the same description as one not in the table', async () => {

@@ -230,6 +230,25 @@ describe('shared upstreams', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toEqual([]);
   });
 
+  it('tells every relayed client each warning a gateway of its own prints, once (a dropped tool, an inputSchema missing)', async () => {
+    const path = writeConfig({ mcpServers: { bad: { command: 'node', args: [fixture('malformed.mjs')] } }, share: { idleExitMs: 300 } });
+    const own = await startStdio(path, ['--no-share']);
+    await names(own);
+    const warnings = own.stderr.filter((line) => line.startsWith('toolshelf: warn: '));
+    await own.close();
+    expect(warnings).toContain('toolshelf: warn: upstream "bad": dropped tool no_schema: "inputSchema" is not an object');
+    const relayed = (c: Connected): string[] => c.stderr.filter((line) => line.startsWith('toolshelf (shared instance): warn: ')).map((line) => line.replace('toolshelf (shared instance): ', 'toolshelf: '));
+    const a = await client(path, 'client-a');
+    await names(a);
+    expect(await waitFor(() => relayed(a).length >= warnings.length, 10_000)).toBe(true);
+    const b = await client(path, 'client-b');
+    await names(b);
+    expect(await waitFor(() => relayed(b).length >= warnings.length, 10_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1500)); // a few more reads of the status file: nothing again
+    expect(relayed(a).sort()).toEqual([...warnings].sort());
+    expect(relayed(b).sort()).toEqual([...warnings].sort());
+  });
+
   it('never tells another client what an upstream printed while serving a client\'s call (breaker5: a crash quoting A\'s path reached B\'s stderr)', async () => {
     const dir = tempDir();
     const [restartGate, slowGate] = [join(dir, 'restart-gate'), join(dir, 'slow-gate')];

@@ -3,7 +3,8 @@
  * context fields the SDK hands a tools/call handler: an upstream request becomes an input request
  * named by key (the upstream's own when it gave one), the retry's answer resolves it, a retry without
  * the answer asks again under a fresh state, an unknown or spent `requestState` gets -32602 with the
- * call-again text, a client without the capability gets -32021 (SEP-2575), and a parked call says so.
+ * call-again text, a client without the capability gets -32021 (SEP-2575) on a prompts/get and the
+ * upstream's own end on a tools/call, and a parked call says so.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { CallToolRequest, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
@@ -61,13 +62,25 @@ describe('HeldCalls', () => {
     })) as Round;
     expect(Object.keys(keyed.inputRequests ?? {})).toEqual(['capital_question']);
 
+    // A prompts/get has no isError to say it in: the round fails with -32021.
     let upstreamGot: unknown;
-    const refused = held.serve(request('b'), ctx(), async (_extra, origin) => {
+    const prompt = { method: 'prompts/get', params: { name: 'b' } };
+    const refused = held.serve(prompt, ctx(), async (_extra, origin) => {
       upstreamGot = await origin.ask('elicitation/create', {}, new AbortController().signal).catch((error: Error) => error.message);
-      return { content: [] };
+      return { messages: [] };
     });
     await expect(refused).rejects.toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
     expect(upstreamGot).toMatch(/does not support elicitation\/create/);
+  });
+
+  it('a tools/call whose upstream asks what the client cannot answer goes on to the upstream’s own result, the refusal named by capability', async () => {
+    const held = new HeldCalls();
+    const result = (await held.serve(request('c'), ctx(), async (_extra, origin) => {
+      const refusal = await origin.ask('elicitation/create', {}, new AbortController().signal).catch((error: unknown) => error);
+      return { content: [{ type: 'text', text: String((refusal as { capability?: string }).capability) }], isError: true };
+    })) as Round;
+    expect(result.resultType).toBeUndefined();
+    expect(result.content).toEqual([{ type: 'text', text: 'elicitation' }]);
   });
 
   it('a round the client cancels ends the call: the upstream’s pending request gets an error rather than no answer', async () => {

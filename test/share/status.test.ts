@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { followStatus, MAX_STATUS_LINE_CHARS, MAX_STATUS_LINES, readStatus, statusWriter } from '../../src/share/status.js';
+import { followStatus, MAX_STATUS_LINE_CHARS, MAX_STATUS_LINES, MAX_WARNING_LINES, readStatus, relayWarnings, statusWriter } from '../../src/share/status.js';
+import { createLogger } from '../../src/trace/log.js';
 import { tempDir, waitFor } from '../helpers/gateway.js';
 
 it('reads back what this process wrote, by its pid only, keeping the newest MAX_STATUS_LINES lines', () => {
@@ -109,4 +110,31 @@ it('a line under a topic replaces that topic\'s earlier lines: a later reader se
   expect(readStatus(path, process.pid).map((line) => line.text)).toEqual(['tools: 3 direct', 'upstreams now: 2/2 connected (a: 1 tools, b: 2 tools)']);
   stop();
   expect(seen).toEqual(['upstreams: 0/2 connected (a: starting, b: starting)', 'tools: 3 direct', 'upstream "b" is starting (last error: boom)']);
+});
+
+it('relays each warning and error once, keeps a disconnect\'s quote and a failed start in the log, and never lets warnings push out the summary', async () => {
+  const path = join(tempDir(), 'w.status');
+  const status = statusWriter(path);
+  const logged: string[] = [];
+  const logger = relayWarnings(createLogger('info', (line) => logged.push(line)), status);
+  status.add('upstreams: 1/1 connected', 'upstreams');
+  logger.warn('upstream "bad": dropped tool x: "inputSchema" is not an object');
+  logger.warn('upstream "bad": dropped tool x: "inputSchema" is not an object');
+  logger.error('manifest: something');
+  logger.warn('upstream "crashy" disconnected; the server exited: /home/a/diary.txt');
+  logger.error('upstream "gone" failed to start: command "x" was not found (ENOENT)');
+  logger.info('an info line');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(readStatus(path, process.pid).map((line) => line.text)).toEqual([
+    'upstreams: 1/1 connected',
+    'warn: upstream "bad": dropped tool x: "inputSchema" is not an object',
+    'error: manifest: something',
+  ]);
+  expect(logged).toHaveLength(6); // the log has every line
+  for (let i = 0; i < MAX_STATUS_LINES * 2; i += 1) logger.warn(`warning ${i}`);
+  await new Promise((resolve) => setImmediate(resolve));
+  const kept = readStatus(path, process.pid).map((line) => line.text);
+  expect(kept[0]).toBe('upstreams: 1/1 connected');
+  expect(kept).toHaveLength(1 + MAX_WARNING_LINES);
+  expect(kept.at(-1)).toBe(`warn: warning ${MAX_STATUS_LINES * 2 - 1}`);
 });

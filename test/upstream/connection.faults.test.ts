@@ -52,7 +52,7 @@ describe('a first start that completes late (breaker C5)', () => {
     expect(done).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     await start;
-    expect(pool.summary()).toEqual([{ key: 'up', status: 'failed', tools: 0, error: 'did not finish starting within 2 s (startTimeoutMs)' }]);
+    expect(pool.summary()).toEqual([{ key: 'up', status: 'failed', tools: 0, error: 'did not finish starting within 2 s (startTimeoutMs)', lazy: false }]);
     expect(changed).toEqual([]);
     await vi.advanceTimersByTimeAsync(375);
     expect(pool.summary()[0]?.status).toBe('ready');

@@ -6,6 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamConnection } from '../../src/upstream/connection.js';
 import type { ListingStore } from '../../src/upstream/listingCache.js';
+import { createLogger } from '../../src/trace/log.js';
+import { LAZY_MAX_ATTEMPTS } from '../../src/upstream/backoff.js';
 import type { CallOutcome } from '../../src/upstream/types.js';
 import { fakeServer, FakeUpstream, tool } from './fakeUpstream.js';
 
@@ -55,6 +57,30 @@ describe('restart after a crash (issue #5 item 1)', () => {
     expect(Math.max(...gaps)).toBe(22_500);
     expect(fake.attempts.length).toBe(22);
     expect(conn.status).toBe('ready');
+  });
+
+  it('backs a lazy upstream that keeps failing off to idle, says so once, and starts it again on the next call', async () => {
+    const lines: string[] = [];
+    fake.plan.push(...Array<'fail'>(LAZY_MAX_ATTEMPTS + 1).fill('fail'));
+    await started(fake.options({ logger: createLogger('warn', (line) => lines.push(line)) }), { ...fakeServer(), lazy: true });
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(fake.attempts).toHaveLength(LAZY_MAX_ATTEMPTS); // the first start and the retries, then no more
+    expect(lines.filter((line) => line.includes('no longer retried'))).toHaveLength(1);
+    expect(await conn.callTool('echo', {})).toMatchObject({ kind: 'unavailable' }); // one more start, failed
+    expect(fake.attempts).toHaveLength(LAZY_MAX_ATTEMPTS + 1);
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(fake.attempts).toHaveLength(LAZY_MAX_ATTEMPTS + 1);
+    expect(await conn.callTool('echo', {})).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: 'echo ok' }] } });
+    expect(lines.filter((line) => line.includes('no longer retried'))).toHaveLength(1);
+  });
+
+  it('never retries for a one-shot command, and says nothing of retries', async () => {
+    const lines: string[] = [];
+    fake.plan.push('fail');
+    await started(fake.options({ retry: false, logger: createLogger('info', (line) => lines.push(line)) }));
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(fake.attempts).toHaveLength(1);
+    expect(lines.join('')).not.toMatch(/retried/);
   });
 
   it('answers calls while down with isError material: the reason and when it will be retried', async () => {

@@ -2,7 +2,7 @@
  * The catalogue cache's files (issue #11 point 2): keyed by what decides the listing, written
  * atomically with mode 0600 in a 0700 folder, and a damaged file is a miss.
  */
-import { chmodSync, chownSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ListingCache } from '../../src/upstream/listingCache.js';
 import { createLogger } from '../../src/trace/log.js';
@@ -37,7 +37,7 @@ describe('ListingCache', () => {
     const state = tempDir();
     const first = new ListingCache(state, '/base', logger);
     first.save('s', entry, { tools });
-    chownSync(first.pathFor(entry), 65534, 65534);
+    chownSync(first.pathFor('s', entry), 65534, 65534);
     const { logger: warned, lines } = keeping();
     expect(new ListingCache(state, '/base', warned).load('s', entry)).toBeUndefined();
     expect(lines).toEqual([expect.stringMatching(/catalogue cache: the file .* belongs to another user \(uid 65534.*; listing the upstream afresh\n/)]);
@@ -52,29 +52,39 @@ describe('ListingCache', () => {
     const cache = new ListingCache(state, '/base', logger);
     expect(cache.load('s', entry)).toBeUndefined();
     cache.save('s', entry, { tools, instructions: 'Use echo.', capabilities: { tools: {} } });
-    expect(cache.load('renamed', entry)).toMatchObject({ tools, instructions: 'Use echo.', capabilities: { tools: {} } });
+    expect(cache.load('s', entry)).toMatchObject({ tools, instructions: 'Use echo.', capabilities: { tools: {} } });
+    expect(cache.load('renamed', entry)).toBeUndefined(); // another entry with the same launch spec
     expect(statSync(cache.dir).mode & 0o777).toBe(0o700);
     const files = readdirSync(cache.dir);
     expect(files).toHaveLength(1); // no temp file left
-    expect(statSync(cache.pathFor(entry)).mode & 0o777).toBe(0o600);
+    expect(statSync(cache.pathFor('s', entry)).mode & 0o777).toBe(0o600);
   });
 
   it('gives an entry a new file when what it connects to changes, not when catalogue keys do', () => {
     const cache = new ListingCache(tempDir(), '/base', logger);
-    const path = cache.pathFor(entry);
-    expect(cache.pathFor({ ...entry, exposure: 'direct', tools: { echo: { exposure: 'hidden' } }, timeoutMs: 5 })).toBe(path);
-    expect(cache.pathFor({ env: { A: '1' }, args: ['server.js'], command: 'node' })).toBe(path); // key order
-    expect(cache.pathFor({ ...entry, args: ['server.js', '--flag'] })).not.toBe(path);
-    expect(cache.pathFor({ ...entry, env: { A: '2' } })).not.toBe(path);
-    expect(new ListingCache(tempDir(), '/elsewhere', logger).pathFor(entry)).not.toBe(path);
+    const path = cache.pathFor('s', entry);
+    expect(cache.pathFor('s', { ...entry, exposure: 'direct', tools: { echo: { exposure: 'hidden' } }, timeoutMs: 5 })).toBe(path);
+    expect(cache.pathFor('s', { env: { A: '1' }, args: ['server.js'], command: 'node' })).toBe(path); // key order
+    expect(cache.pathFor('s', { ...entry, args: ['server.js', '--flag'] })).not.toBe(path);
+    expect(cache.pathFor('s', { ...entry, env: { A: '2' } })).not.toBe(path);
+    expect(new ListingCache(tempDir(), '/elsewhere', logger).pathFor('s', entry)).not.toBe(path);
   });
 
   it('treats a damaged or foreign file as a miss', () => {
     const cache = new ListingCache(tempDir(), '/base', logger);
     cache.save('s', entry, { tools });
-    writeFileSync(cache.pathFor(entry), '{"format":1,"tools":');
+    writeFileSync(cache.pathFor('s', entry), '{"format":1,"tools":');
     expect(cache.load('s', entry)).toBeUndefined();
-    writeFileSync(cache.pathFor(entry), JSON.stringify({ format: 99, tools }));
+    writeFileSync(cache.pathFor('s', entry), JSON.stringify({ format: 99, tools }));
     expect(cache.load('s', entry)).toBeUndefined();
+  });
+
+  it('refreshes the mtime of a file it loads, so pruning keeps what is in use', () => {
+    const cache = new ListingCache(tempDir(), '/base', logger);
+    cache.save('s', entry, { tools });
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    utimesSync(cache.pathFor('s', entry), old, old);
+    expect(cache.load('s', entry)).toBeDefined();
+    expect(statSync(cache.pathFor('s', entry)).mtimeMs).toBeGreaterThan(old.getTime() + 39 * 86_400_000);
   });
 });

@@ -9,6 +9,7 @@
  */
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/core';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   isInputRequiredResult,
   LOG_LEVEL_META_KEY,
@@ -27,6 +28,7 @@ import {
 import { TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
 import { advertisedEvent, advertisedTools } from '../advertise.js';
 import { CALL_TOOL, TOOL_SEARCH } from '../bridgeTools.js';
+import { canElicitForm } from '../confirm.js';
 import { descriptionLimit, discoveryMode } from '../clients.js';
 import { dispatchCall } from '../dispatch.js';
 import { handleRequest, withInstructions } from '../handlers.js';
@@ -168,6 +170,7 @@ export function modernServer(options: ModernOptions): ModernServer {
         shelf: options.shelf(),
         caller: options.caller,
         admit: options.admit,
+        ...(options.checkOutput ? { checkOutput: options.checkOutput } : {}),
         trace: options.trace,
         settings: { ...options.settings, discoveryEnabled: options.settings.discoveryEnabled && mode === 'own' },
         callToolEnabled: callToolOn(options, mode),
@@ -175,6 +178,8 @@ export function modernServer(options: ModernOptions): ModernServer {
         // Nothing is promoted for a modern client (DESIGN §9): `outcome.promote` is not applied.
         isPromoted: () => false,
         origin,
+        // Asked by input_required, as the client's envelope on this round declares elicitation.
+        canConfirm: canElicitForm((ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as { elicitation?: unknown } | undefined)?.elicitation),
       });
       return fitResult(outcome.result, options.maxResultBytes, options.measure);
     });
