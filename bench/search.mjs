@@ -5,8 +5,12 @@
 // share, ratio and coverage; deprecated penalty); in-process latency of a search (ranking + strong
 // rule), an index rebuild and a manifest render at 100, 1,000 and 10,000 tools. Catalogues past the
 // shared ones are renamed copies.
+// Semantic ranking (bench/semantic.mjs): 2-fold CV of the fusion weight, quality with and without
+// the encoder, latency and memory with it. Its first run embeds every tool and query of the sets
+// and catalogues (minutes); vectors are cached in node_modules/.cache/toolshelf-bench.
 // Run after a build: `npm run bench:search` (or `npx tsc -p tsconfig.json && node bench/search.mjs`).
-// Prints markdown tables to stdout.
+// `BENCH_SIZES=100,1000` limits the catalogue sizes (default 100,1000,10000); `BENCH_SEMANTIC=0`
+// skips the encoder. Prints markdown tables to stdout.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { evaluate } from '../dist/commands/eval.js';
@@ -17,6 +21,7 @@ import { groupsOf, summarise } from '../dist/discovery/metrics.js';
 import { buildSearchIndex, DEPRECATED_PENALTY } from '../dist/discovery/searchIndex.js';
 import { DEFAULT_STRENGTH_RULE, judge, relativeTop } from '../dist/discovery/strength.js';
 import { noMatchNote, searchResult } from '../dist/gateway/searchAnswer.js';
+import { semanticCostTables, semanticQualityTables } from './semantic.mjs';
 
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 if (!existsSync(DATA)) {
@@ -44,6 +49,7 @@ function fullSchemaAnswer(entries, query) {
   return { content: [{ type: 'text', text: JSON.stringify({ tools }) }], structuredContent: { tools } };
 }
 
+const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 const bytesOf = (value) => Buffer.byteLength(JSON.stringify(value));
 const quantile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -78,6 +84,44 @@ function answerTable(sets) {
     );
   }
   return lines;
+}
+
+/**
+ * The bundled config's deferred tools (servers.config.json's direct and hidden tools left out), from
+ * their captured tools/list (test/fixtures/catalogs/bundled.json).
+ */
+function bundledDeferred() {
+  const root = new URL('../', import.meta.url);
+  const config = JSON.parse(readFileSync(new URL('servers.config.json', root), 'utf8'));
+  const tools = JSON.parse(readFileSync(new URL('test/fixtures/catalogs/bundled.json', root), 'utf8'));
+  return Object.entries(tools).flatMap(([server, list]) =>
+    list
+      .filter((tool) => (config.mcpServers[server]?.tools?.[tool.name]?.exposure ?? 'deferred') === 'deferred')
+      // The upstream's own tool object kept whole: its annotations become the answer's hints.
+      .map((tool) => ({ ...toCatalogEntry({ ...tool, name: `${server}__${tool.name}` }), tool: { ...tool } })),
+  );
+}
+
+/** Answer bytes over the everyday requests (bench/fixtures/everyday.json) on the bundled config's deferred tools, BM25 ranking. */
+function everydayAnswerLines() {
+  const entries = bundledDeferred();
+  const index = buildSearchIndex(entries);
+  const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
+  const requests = JSON.parse(readFileSync(new URL('fixtures/everyday.json', import.meta.url), 'utf8'));
+  const old = [];
+  const now = [];
+  for (const { query } of requests) {
+    const ranked = index.rank(query, 5);
+    const matched = ranked.hits.map((hit) => byName.get(hit.name));
+    old.push(bytesOf(fullSchemaAnswer(matched, query)));
+    now.push(bytesOf(searchResult(matched, query, judge(ranked).strong)));
+  }
+  const ratios = old.map((bytes, i) => now[i] / bytes);
+  return [
+    '',
+    `Everyday requests (bench/fixtures/everyday.json, ${requests.length}) on the bundled config's ${entries.length} deferred tools: full-schema answer p50 ${int(quantile(old, 0.5))} B, ` +
+      `compact p50 ${int(quantile(now, 0.5))} B: ${f2((100 * quantile(now, 0.5)) / quantile(old, 0.5))}% (median of the per-request ratios ${f2(100 * quantile(ratios, 0.5))}%).`,
+  ];
 }
 
 /** One 2-fold cross-validation as table rows: the value each fold chose, its objective there and on the other fold. */
@@ -220,7 +264,7 @@ function latencyTable() {
     '| tools | search p50 ms | search p99 ms | rebuild p50 ms | rebuild p99 ms | manifest p50 ms (level) |',
     '|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const size of [100, 1000, 10000]) {
+  for (const size of SIZES) {
     const entries = catalogue(size);
     const rebuildRuns = size >= 10000 ? 5 : 20;
     const rebuild = percentiles(Array.from({ length: rebuildRuns }, () => time(() => buildSearchIndex(entries).search('', 1))));
@@ -244,8 +288,20 @@ console.log(`## tool_search quality (shared/data/retrieval)\n`);
 console.log(qualityTable().join('\n'));
 const sets = retrievalSets();
 console.log(`\n## tool_search answers (limit 5, shared/data/retrieval, same catalogue and ranking)\n`);
-console.log(answerTable(sets).join('\n'));
+console.log([...answerTable(sets), ...everydayAnswerLines()].join('\n'));
 console.log(`\n## strong rule and deprecated penalty, 2-fold cross-validation over query ids\n`);
 console.log(crossValidationTables(sets).join('\n'));
 console.log(`\n## tool_search latency (in-process, limit 5, ${process.version}, this machine)\n`);
 console.log(latencyTable().join('\n'));
+if (process.env.BENCH_SEMANTIC !== '0') {
+  console.log(`\n## semantic ranking: fusion weight by 2-fold cross-validation, dev figures with and without the encoder\n`);
+  console.log((await semanticQualityTables(sets)).join('\n'));
+  const bundledFile = fileURLToPath(new URL('../test/fixtures/catalogs/bundled.json', import.meta.url));
+  const bundled = Object.entries(JSON.parse(readFileSync(bundledFile, 'utf8'))).flatMap(([server, tools]) => tools.map((tool) => toCatalogEntry({ ...tool, name: `${server}__${tool.name}` })));
+  const queries = [
+    ...parseQueries(read('retrieval/livemcpbench/queries.jsonl')).items,
+    ...parseQueries(read('retrieval/metatool/queries.jsonl')).items.slice(0, 200),
+  ].map((query) => query.query);
+  console.log(`\n## semantic ranking: cost (in-process, limit 5, ${process.version}, this machine)\n`);
+  console.log((await semanticCostTables(catalogue, queries, bundled, SIZES)).join('\n'));
+}

@@ -6,8 +6,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
 import { LONGEST_TIMER_MS } from './lib/timers.js';
-import type { BuiltShelf } from './shelf.js';
-import type { Shelf } from './gateway/types.js';
+import type { BuiltShelf, ViewShelf } from './shelf.js';
 import { summarize, type StartSummary } from './summary.js';
 import type { Logger } from './trace/log.js';
 import type { ConnectionOptions } from './upstream/connection.js';
@@ -15,6 +14,7 @@ import { join } from 'node:path';
 import { fileManifestMemo } from './discovery/manifestMemo.js';
 import { ListingCache } from './upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from './upstream/pool.js';
+import type { SemanticEngine } from './discovery/semantic/engine.js';
 import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
 import type { HeldFn } from './catalog/build.js';
 import type { TraceSink } from './trace/events.js';
@@ -78,7 +78,7 @@ export interface OpenShelf {
    * config applied now has no view for (one a reload removed) sees an empty shelf: nothing outside a
    * view ever reaches its clients.
    */
-  view(name: string): Shelf;
+  view(name: string): ViewShelf;
   summary(): StartSummary;
   /** The config now applied (replaced by {@link OpenShelf.reload}). */
   config(): Config;
@@ -140,6 +140,8 @@ export interface ShelfHooks {
   /** Where the trust checks' warnings go besides the log: the trace, and a shared instance's clients. */
   readonly trace?: TraceSink;
   readonly announceTrust?: (lines: readonly string[]) => void;
+  /** The serving gateway's sentence encoder (docs/search.md): each shelf built is handed to it. */
+  readonly semantic?: SemanticEngine;
 }
 
 /**
@@ -150,7 +152,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, pins } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic, pins } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
@@ -195,7 +197,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const close = async (): Promise<void> => {
     clearTimeout(rebuildTimer);
     store?.close();
-    await pool.close();
+    await Promise.all([pool.close(), semantic?.close()]);
     process.removeListener('exit', exitKill);
   };
   const waitMs = waitForEveryStart ? undefined : startupWaitMs(process.env);
@@ -207,8 +209,8 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   if (settled === 'waited') logger.warn(`upstreams still starting after ${waitMs} ms are served once they are up (list_changed)`);
   const warned = new Set<string>();
   // Each view's shelf over the current one, built on first use; emptied on every rebuild.
-  const views = new Map<string, Shelf>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, judged(config));
+  const views = new Map<string, ViewShelf>();
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic, judged(config));
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
@@ -228,7 +230,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     }
   }
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, judged(config));
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, semantic, judged(config));
     views.clear();
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
@@ -237,7 +239,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     onRebuilt();
   }
   const reload = async (next: Config): Promise<Reconciled> => {
-    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, (server, tool) => trustView.held.get(server)?.get(tool)?.reason);
+    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, undefined, (server, tool) => trustView.held.get(server)?.get(tool)?.reason);
     const lines = trial.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
     if (lines.length > 0) throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
     config = next;
@@ -246,10 +248,10 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     rebuild();
     return touched;
   };
-  const view = (name: string): Shelf => {
+  const view = (name: string): ViewShelf => {
     let held = views.get(name);
     if (!held) {
-      held = buildViewShelf(config, Object.hasOwn(config.views, name) ? name : undefined, shelf, hostRanker, memo);
+      held = buildViewShelf(config, Object.hasOwn(config.views, name) ? name : undefined, shelf, hostRanker, memo, semantic);
       views.set(name, held);
     }
     return held;

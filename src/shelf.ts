@@ -18,19 +18,20 @@ import { buildFloodGuard } from './discovery/diversify.js';
 import { oversizedServerWarnings } from './discovery/flooding.js';
 import { rankTools } from './discovery/rank.js';
 import { suggestNames } from './discovery/suggest.js';
+import type { SemanticEngine, SemanticScorer } from './discovery/semantic/engine.js';
 import { buildSearchIndex, type SearchHit } from './discovery/searchIndex.js';
 import type { Shelf } from './gateway/types.js';
 import type { Result } from './lib/result.js';
 import { projectTool } from './schema/project.js';
 import type { Logger } from './trace/log.js';
 import { cleanedWarning } from './trust/clean.js';
+import { counted } from './lib/plural.js';
 
 /** A shelf with BM25 alone beside its served ranking: the whole shelf, or one view's ({@link buildViewShelf}). */
 export interface ViewShelf extends Shelf {
   /** BM25 alone over the searchable tools, best first, with scores (unitless): what the dashboard sets beside the served ranking. */
   bm25(query: string, limit: number): readonly SearchHit[];
 }
-import { counted } from './lib/plural.js';
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
 export interface BuiltShelf extends ViewShelf {
@@ -52,6 +53,7 @@ export interface ShelfMemo {
  * Builds the catalogue (exposure, names, projected schemas) and, over its deferred tools, the BM25
  * index and the manifest. The manifest is rendered once per distinct client description limit, or
  * read from `memo` when this catalogue was rendered before (issue #11: no tokenizer at start).
+ * `semantic`, the serving gateway's encoder, is told the new catalogue to embed (docs/search.md).
  * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
  * `held` names the tools held for review (trust/keeper.ts): named, but out of every list, index and manifest.
  */
@@ -61,11 +63,14 @@ export function buildShelf(
   host: Result<HostRanker, string> | undefined,
   previous?: Catalogue,
   memo?: ShelfMemo,
+  semantic?: SemanticEngine,
   held?: HeldFn,
 ): BuiltShelf {
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
   const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names, held);
-  const { shelf, manifestWarnings } = shelfOver(catalogue, config, host, memo);
+  // Off (`discovery.semantic: false`) or no engine (inspect, search): BM25 alone, as before.
+  const scorer = semantic && config.discovery.semantic ? semantic.track(catalogue.deferred) : undefined;
+  const { shelf, manifestWarnings } = shelfOver(catalogue, config, host, memo, scorer);
   return {
     ...shelf,
     manifestWarnings,
@@ -79,9 +84,12 @@ export function buildShelf(
  * index and manifest, built from the base shelf's entries. `name` undefined (a view the config does
  * not have) gives an empty shelf.
  */
-export function buildViewShelf(config: Config, name: string | undefined, base: Shelf, host: Result<HostRanker, string> | undefined, memo?: ShelfMemo): ViewShelf {
+export function buildViewShelf(config: Config, name: string | undefined, base: Shelf, host: Result<HostRanker, string> | undefined, memo?: ShelfMemo, semantic?: SemanticEngine): ViewShelf {
   const view = name !== undefined && Object.hasOwn(config.views, name) ? config.views[name]! : NO_TOOLS;
-  return shelfOver(viewCatalogue(base.catalogue, view, config.naming.separator), config, host, memo).shelf;
+  const catalogue = viewCatalogue(base.catalogue, view, config.naming.separator);
+  // A view's tools are the base shelf's: their vectors come from its tracking.
+  const scorer = semantic && config.discovery.semantic ? semantic.scorerFor(catalogue.deferred) : undefined;
+  return shelfOver(catalogue, config, host, memo, scorer).shelf;
 }
 
 /** The view of nothing: what a client of a view the config does not have sees. */
@@ -91,7 +99,13 @@ const NO_TOOLS: ViewConfig = { servers: [] };
  * The BM25 index and manifest over `catalogue`'s deferred tools. The manifest is rendered once per
  * distinct client description limit, or read from `memo` when these tools were rendered before.
  */
-function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker, string> | undefined, memo: ShelfMemo | undefined): { shelf: ViewShelf; manifestWarnings: readonly string[] } {
+function shelfOver(
+  catalogue: Catalogue,
+  config: Config,
+  host: Result<HostRanker, string> | undefined,
+  memo: ShelfMemo | undefined,
+  semantic: SemanticScorer | undefined,
+): { shelf: ViewShelf; manifestWarnings: readonly string[] } {
   const index = buildSearchIndex(catalogue.deferred, config.discovery.ranking);
   const rankContext = {
     index,
@@ -100,6 +114,7 @@ function shelfOver(catalogue: Catalogue, config: Config, host: Result<HostRanker
     catalogue: rankerCatalogueOf(catalogue.deferred),
     timeoutMs: config.discovery.rankerTimeoutMs,
     guard: buildFloodGuard(catalogue.deferred),
+    ...(semantic ? { semantic } : {}),
   };
   const manifests = new Map<number | undefined, string>();
   const tokenBudget = manifestBudget(config.discovery.manifestTokenBudget, catalogue.deferred);

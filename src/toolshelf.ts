@@ -26,6 +26,9 @@ import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './summary.js';
 import { viewTrace, type TraceSink } from './trace/events.js';
+import { SemanticEngine } from './discovery/semantic/engine.js';
+import { workerEmbedder, MODEL_ID } from './discovery/semantic/embedder.js';
+import { vectorCacheFile } from './discovery/semantic/vectorCache.js';
 import { Activity, teeTrace } from './dashboard/activity.js';
 import type { DashboardSource } from './dashboard/routes.js';
 import type { DashboardServer } from './dashboard/serve.js';
@@ -93,6 +96,13 @@ export interface Running {
  */
 export const CACHED_START_DELAY_MS = 500;
 
+/**
+ * Environment variable that, set to `0`, keeps the sentence encoder out of this process whatever the
+ * config says: tool_search ranks by BM25 alone, as with `discovery.semantic: false` (docs/search.md).
+ * The test suite sets it, so only the tests of semantic ranking pay for the model.
+ */
+export const SEMANTIC_ENV = 'TOOLSHELF_SEMANTIC';
+
 /** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
@@ -121,8 +131,12 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // Eager upstreams served from the cached catalogue wait until the gateway has served a moment (see CACHED_START_DELAY_MS).
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
+  // The sentence encoder (docs/search.md): its worker and model load once the first tools/list is served.
+  const semantic = process.env[SEMANTIC_ENV] === '0' ? undefined : new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
+  const served = semantic ? startingOnFirstList(trace, semantic) : trace;
   const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,
+    ...(semantic ? { semantic } : {}),
     onRebuilt: () => {
       for (const session of sessions.values()) session.catalogueChanged();
       for (const front of modernFronts.values()) front.catalogueChanged();
@@ -223,7 +237,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       caller: callerFor(view),
       admit,
       checkOutput,
-      trace: view === undefined ? trace : viewTrace(trace, view),
+      trace: view === undefined ? served : viewTrace(served, view),
       logger,
       measure: (value) => {
         const bytes = jsonBytes(value);
@@ -267,9 +281,13 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         shelf: opened.current(),
         summary: opened.summary(),
         upstreams: pool.summary(),
+        viewShelf: (name) => opened.view(name),
         clients: [...sessions.values()].map((s) => ({ session: s.id, ...(s.clientName ? { name: s.clientName } : {}), promoted: s.promotedTools })),
       }),
-    search: (query, limit) => playgroundSearch(opened.current(), query, limit),
+    search: (query, limit, view) => {
+      if (view !== undefined && !Object.hasOwn(opened.config().views, view)) return undefined;
+      return playgroundSearch(view === undefined ? opened.current() : opened.view(view), query, limit);
+    },
     signIn: (server) => {
       const started = pool.signInNow(server);
       void started?.then((ok) => logger.info(`upstream "${server}": the sign-in asked for on the dashboard ${ok ? 'succeeded' : 'did not succeed'}`));
@@ -363,6 +381,20 @@ function viewHasServer(config: Config, view: string | undefined, server: string)
   if (view === undefined) return true;
   const settings = Object.hasOwn(config.views, view) ? config.views[view] : undefined;
   return settings !== undefined && (settings.servers === undefined || settings.servers.includes(server));
+}
+
+/**
+ * `sink`, starting `semantic` when the first tools/list has been answered (its `tools_advertised`
+ * event): the model's load and the first embeddings never compete with the start or the first list.
+ */
+function startingOnFirstList(sink: TraceSink, semantic: SemanticEngine): TraceSink {
+  return {
+    record(event) {
+      sink.record(event);
+      if (event.event === 'tools_advertised') semantic.start();
+    },
+    close: () => sink.close(),
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Config } from '../config/types.js';
 import { buildSearchIndex } from '../discovery/searchIndex.js';
 import { requiredSignature } from '../discovery/signature.js';
 import { parseSearchArgs } from '../gateway/bridgeTools.js';
-import { searchResult, summaryOf, type SearchAnswer } from '../gateway/searchAnswer.js';
+import { NAMED_NOTE, searchResult, summaryOf, type SearchAnswer } from '../gateway/searchAnswer.js';
 import type { SearchOutcome } from '../gateway/types.js';
 import type { BuiltShelf } from '../shelf.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
@@ -101,7 +101,8 @@ function formatText(query: string, entries: readonly CatalogEntry[], outcome: Se
   if (entries.length === 0) return [`0 matches (${how})`, note ?? ''];
   const header = `${entries.length} match${entries.length === 1 ? '' : 'es'} for "${query}" (${how}; ${strong.length} strong)`;
   const matches = entries.flatMap((entry, i) => ['', ...formatMatch(entry, i + 1, strong.includes(entry.qualifiedName))]);
-  return [header, ...matches, ...(note === undefined ? [] : ['', note])];
+  const hint = note ?? (strong.length < entries.length ? NAMED_NOTE : undefined);
+  return [header, ...matches, ...(hint === undefined ? [] : ['', hint])];
 }
 
 /** Notes on stderr where the model's view differs from a plain search: no tool_search, or a clamped limit. */

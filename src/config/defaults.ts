@@ -110,6 +110,7 @@ export function applyDefaults(raw: RawConfig, baseDir: string): Config {
       maxLimit: MAX_SEARCH_LIMIT,
       rankMode: raw.discovery?.ranker ? 'ranker' : 'bm25',
       rankerTimeoutMs: DEFAULT_RANKER_TIMEOUT_MS,
+      semantic: true,
       // Decide per client, and keep toolshelf's own tools loaded behind deferring clients (issue #13).
       mode: 'auto',
       alwaysLoad: true,

@@ -138,6 +138,11 @@ export interface DiscoverySettings {
   readonly rankMode: 'bm25' | 'ranker' | 'compare';
   /** Time limit for the host ranker in ms. */
   readonly rankerTimeoutMs: number;
+  /**
+   * Fuse BM25 with the shipped sentence encoder in tool_search (default true; docs/search.md). false:
+   * BM25 alone, ranked exactly as without the encoder, and the model never loads.
+   */
+  readonly semantic: boolean;
   readonly ranking?: RankingSettings;
   /**
    * Who finds deferred tools (issue #13): `own` = toolshelf's manifest and tool_search; `client` = every

@@ -4,7 +4,7 @@
  * what a configured ranker changes. Nothing is promoted and nothing is traced: the playground is the
  * user's, not the model's. Source: docs/dashboard.md; docs/search.md for the rankers.
  */
-import type { BuiltShelf } from '../shelf.js';
+import type { ViewShelf } from '../shelf.js';
 
 /** Results the playground returns at most, per column (tool_search's own cap). */
 export const PLAYGROUND_MAX_LIMIT = 20;
@@ -32,10 +32,10 @@ export interface PlaygroundAnswer {
 }
 
 /**
- * Ranks `query` on `shelf` both ways, at most `limit` each (clamped to 1..{@link PLAYGROUND_MAX_LIMIT}).
+ * Ranks `query` on `shelf` (the whole shelf, or one view's) both ways, at most `limit` each (clamped to 1..{@link PLAYGROUND_MAX_LIMIT}).
  * Never rejects: the shelf's search never does.
  */
-export async function playgroundSearch(shelf: BuiltShelf, query: string, limit: number): Promise<PlaygroundAnswer> {
+export async function playgroundSearch(shelf: ViewShelf, query: string, limit: number): Promise<PlaygroundAnswer> {
   const capped = Math.min(PLAYGROUND_MAX_LIMIT, Math.max(1, Math.floor(Number.isFinite(limit) ? limit : 5)));
   const started = performance.now();
   const outcome = await shelf.search(query, capped);

@@ -12,7 +12,7 @@
  * | `GET /ui/assets/NAME` | the page's script, styles and the preact/htm modules |
  * | `GET /ui/api/state` | {@link DashboardState} plus this session's CSRF token |
  * | `GET /ui/api/events` | server-sent events: every {@link ActivityItem} as it happens, the recent ones first |
- * | `POST /ui/api/search` | `{query, limit?}` → {@link PlaygroundAnswer} (CSRF) |
+ * | `POST /ui/api/search` | `{query, limit?, view?}` → {@link PlaygroundAnswer} (CSRF) |
  * | `POST /ui/api/sign-in` | `{server}`: begins that upstream's browser sign-in (CSRF) |
  * | `POST /ui/api/login-code` | with the gateway's bearer token: a one-time login path for `toolshelf ui` |
  *
@@ -31,7 +31,8 @@ import type { DashboardState } from './state.js';
 /** The live parts the routes read. */
 export interface DashboardSource {
   state(): DashboardState;
-  search(query: string, limit: number): Promise<PlaygroundAnswer>;
+  /** Ranks on the whole shelf, or on view `view`'s; undefined when the config has no such view. */
+  search(query: string, limit: number, view?: string): Promise<PlaygroundAnswer> | undefined;
   /** Begins the browser sign-in of an upstream that waits for one; false when it does not. */
   signIn(server: string): boolean;
   readonly activity: Activity;
@@ -146,14 +147,16 @@ export function dashboardRoutes(options: DashboardOptions): DashboardHandler {
       if (!access.csrfMatches(session, header(req, CSRF_HEADER))) return sendJson(res, 403, { error: `missing or wrong ${CSRF_HEADER} header` }), true;
       const body = await readJsonBody(req);
       if (!body.ok) return sendJson(res, body.status, { error: body.error }), true;
-      const fields = (typeof body.value === 'object' && body.value !== null ? body.value : {}) as { query?: unknown; limit?: unknown; server?: unknown };
+      const fields = (typeof body.value === 'object' && body.value !== null ? body.value : {}) as { query?: unknown; limit?: unknown; server?: unknown; view?: unknown };
       if (path === '/ui/api/sign-in') {
         if (typeof fields.server !== 'string') return sendJson(res, 400, { error: 'server must be a server key' }), true;
         return source.signIn(fields.server) ? sendJson(res, 202, { started: true }) : sendJson(res, 409, { error: `"${fields.server}" is not waiting for a sign-in` }), true;
       }
-      const { query, limit } = fields;
+      const { query, limit, view } = fields;
       if (typeof query !== 'string' || query.trim() === '') return sendJson(res, 400, { error: 'query must be a non-empty string' }), true;
-      return sendJson(res, 200, await source.search(query, typeof limit === 'number' ? limit : 10)), true;
+      if (view !== undefined && typeof view !== 'string') return sendJson(res, 400, { error: 'view must be a view name' }), true;
+      const answer = source.search(query, typeof limit === 'number' ? limit : 10, view);
+      return answer ? sendJson(res, 200, await answer) : sendJson(res, 400, { error: `no view "${view}" in the config` }), true;
     }
     return sendJson(res, 404, { error: 'not found' }), true;
   };

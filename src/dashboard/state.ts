@@ -12,6 +12,7 @@ import { wireTool } from '../gateway/advertise.js';
 import { modernTools } from '../gateway/modern/server.js';
 import { legacyTools, sessionSettings } from '../gateway/session.js';
 import { jsonBytes, textBytes } from '../schema/measure.js';
+import type { Shelf } from '../gateway/types.js';
 import type { BuiltShelf } from '../shelf.js';
 import type { StartSummary } from '../summary.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
@@ -68,6 +69,14 @@ export interface ManifestView {
   readonly bytes: number;
 }
 
+/** A named view (docs/views.md): the tools its clients can reach and their tool_search descriptions. */
+export interface ViewView {
+  readonly name: string;
+  /** Qualified names of the tools in the view (direct and deferred). */
+  readonly tools: readonly string[];
+  readonly manifests: readonly ManifestView[];
+}
+
 /** Everything the page draws, but the activity stream. */
 export interface DashboardState {
   readonly version: string;
@@ -84,6 +93,8 @@ export interface DashboardState {
     readonly allDirectBytes: number;
   };
   readonly manifests: readonly ManifestView[];
+  /** The config's views, in the config's order; empty when it defines none. */
+  readonly views: readonly ViewView[];
 }
 
 /** What {@link dashboardState} reads. */
@@ -94,6 +105,8 @@ export interface StateInput {
   readonly summary: StartSummary;
   readonly upstreams: readonly UpstreamSummary[];
   readonly clients: readonly ClientView[];
+  /** The shelf of view `name` (openShelf.ts `view`). */
+  readonly viewShelf: (name: string) => Shelf;
 }
 
 /**
@@ -155,6 +168,10 @@ export function dashboardState(input: StateInput): DashboardState {
       allDirectBytes: summary.allDirectBytes,
     },
     manifests: manifests(config, shelf),
+    views: Object.keys(config.views).map((name) => {
+      const viewed = input.viewShelf(name);
+      return { name, tools: viewed.catalogue.entries.map((e) => e.qualifiedName), manifests: manifests(config, viewed) };
+    }),
   };
 }
 
@@ -169,7 +186,7 @@ function declarationBytes(tools: readonly Tool[]): number {
 }
 
 /** tool_search's description for each client kind; none when no client gets a tool_search. */
-function manifests(config: Config, shelf: BuiltShelf): ManifestView[] {
+function manifests(config: Config, shelf: Shelf): ManifestView[] {
   const settings = sessionSettings(config);
   const kinds = [
     ...LEGACY_KINDS.map((kind) => ({ label: kind.label, tools: legacyTools(shelf, settings, kind.name, []) })),

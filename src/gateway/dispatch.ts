@@ -98,6 +98,7 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
     strong,
     ...(outcome.fallback !== undefined ? { fallback: outcome.fallback } : {}),
     ...(outcome.shadowMatched !== undefined ? { shadowMatched: outcome.shadowMatched } : {}),
+    ...(outcome.semantic !== undefined ? { semantic: outcome.semantic } : {}),
     latencyMs: round(performance.now() - started),
   });
   // A found tool is likely called next: a lazy upstream starts now rather than on that call (issue #11).

@@ -7,13 +7,21 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
 import { hintsOf, hintWords } from '../discovery/risk.js';
-import { clipWords, sentencesOf } from '../discovery/sentences.js';
+import { clipWords, packSentences, sentencesOf } from '../discovery/sentences.js';
 
 /**
  * Longest one-line summary of a match that is not strong, in code points: the manifest's `short`
  * entry length (DESIGN §6), enough to tell tools apart without re-sending their descriptions.
  */
 export const SUMMARY_CHARS = 60;
+
+/**
+ * Longest description of a strong match, in code points: whole sentences from its start (the first
+ * clipped at a word when longer). The tool's full description stays in its declaration once promoted;
+ * the answer carries what picks and calls it. 200 keeps the median answer over the everyday requests
+ * (bench/fixtures/everyday.json) under a quarter of the full-schema one (docs/search.md, "Answers").
+ */
+export const STRONG_DESCRIPTION_CHARS = 200;
 
 /** A strong match: callable right away with these parameters. */
 export interface FullMatch {
@@ -69,27 +77,38 @@ export function noMatchNote(query: string): string {
  */
 export const WEAK_NOTE = `No tool clearly matches; these are only the closest. ${REPHRASE}, pick one by name, or say no tool does it.`;
 
-const NAMED_NOTE = 'Tools with a summary are callable too; search an exact name for its parameters.';
+/**
+ * How to get a summary-only match's parameters. Not sent in tool_search answers (their bytes went to
+ * every answer; the tool's description says matches are callable by name); the CLI prints it.
+ */
+export const NAMED_NOTE = 'Tools with a summary are callable too; search an exact name for its parameters.';
+
+/** The strong match's parameters as the answer sends them: the projected schema without `$schema` (no use to a model). */
+function answerParameters(schema: JsonObject): JsonObject {
+  if (!Object.hasOwn(schema, '$schema')) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
 
 /**
  * The answer for `entries` (ranked, best first) where `strong` names the strong ones (a prefix of
- * them, by rank): each strong entry as `{ name, description, parameters }` (projected, as on the
- * wire), each other as `{ name, summary }`. Notes: no entries → the no-match note; weak (no strong
- * entry) → that these are only the closest and how to rephrase, `weak: true`; some with a summary
- * only → how to get their parameters. Never `isError`: a search that finds little is still an answer.
+ * them, by rank): each strong entry as `{ name, description, parameters }` (the description's first
+ * sentences up to {@link STRONG_DESCRIPTION_CHARS}, the projected schema without `$schema`), each other
+ * as `{ name, summary }`. Notes: no entries → the no-match note; weak (no strong entry) → that these
+ * are only the closest and how to rephrase, `weak: true`. Never `isError`: a search that finds little
+ * is still an answer.
  */
 export function searchResult(entries: readonly CatalogEntry[], query: string, strong: readonly string[], held: readonly string[] = []): CallToolResult {
   const strongSet = new Set(strong);
   const tools = entries.map((entry): FullMatch | NamedMatch =>
     strongSet.has(entry.qualifiedName)
-      ? { name: entry.qualifiedName, description: entry.projected.description, parameters: entry.projected.inputSchema, ...hintsFieldOf(entry) }
+      ? { name: entry.qualifiedName, description: packSentences(entry.projected.description, STRONG_DESCRIPTION_CHARS).text, parameters: answerParameters(entry.projected.inputSchema), ...hintsFieldOf(entry) }
       : { name: entry.qualifiedName, summary: summaryOf(entry), ...hintsFieldOf(entry) },
   );
   const full = tools.filter((tool) => 'parameters' in tool).length;
   let answer: SearchAnswer;
   if (tools.length === 0) answer = { tools, note: noMatchNote(query) };
   else if (full === 0) answer = { tools, weak: true, note: WEAK_NOTE };
-  else if (full < tools.length) answer = { tools, note: NAMED_NOTE };
   else answer = { tools };
   if (held.length > 0) answer = { ...answer, held };
   return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer as unknown as Record<string, unknown> };

@@ -35,6 +35,8 @@ export interface SearchOutcome {
   readonly weak: boolean;
   readonly fallback?: string;
   readonly shadowMatched?: readonly string[];
+  /** Present when semantic ranking is on: whether the encoder took part, tools without a vector, why not. */
+  readonly semantic?: { readonly used: boolean; readonly missing: number; readonly reason?: string };
 }
 
 /** The current catalogue with its search index and manifest: an immutable snapshot, replaced whole. */

@@ -38,6 +38,12 @@ export interface ToolSearchedEvent {
   readonly strong: readonly string[];
   readonly fallback?: string;
   readonly shadowMatched?: readonly string[];
+  /**
+   * Present when semantic ranking is on (docs/search.md): `used` when the sentence encoder's cosines
+   * were fused in; `missing`, the tools still without a vector (BM25 alone placed them); `reason`, why
+   * the encoder sat out (no vectors yet, a timeout, a failure).
+   */
+  readonly semantic?: { readonly used: boolean; readonly missing: number; readonly reason?: string };
   readonly latencyMs: number;
 }
 

@@ -251,3 +251,56 @@ describe('the sign-in button of an OAuth upstream', () => {
     }
   });
 });
+
+describe.skipIf(!CHROMIUM)('the dashboard narrowed to a view', () => {
+  it('shows the tools, manifests, searches and calls of one view', async () => {
+    const { path } = sandboxConfig({ views: { coding: { servers: ['files'] } } });
+    const gateway = await startHttp(path);
+    const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    const clients: Client[] = [];
+    try {
+      const origin = new URL(gateway.url).origin;
+      const connect = async (url: string): Promise<Client> => {
+        const client = new Client({ name: 'view-e2e', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        clients.push(client);
+        return client;
+      };
+      const coding = await connect(`${origin}/mcp/coding`);
+      const everyone = await connect(gateway.url);
+      await coding.callTool({ name: 'files__list_directory', arguments: { path: '.' } });
+      await everyone.callTool({ name: 'call_tool', arguments: { name: 'everything__echo', arguments: { message: 'hi' } } });
+
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${origin}/`);
+      await page.getByTestId('scope').selectOption('coding');
+      await page.getByRole('button', { name: 'Tools' }).click();
+      const names = await page.getByTestId('tools').locator('tbody th code').allTextContents();
+      expect(names.length).toBeGreaterThan(0);
+      expect(names.every((n) => n.startsWith('files__'))).toBe(true);
+
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByLabel('Query').fill('echo back a message');
+      await page.getByRole('button', { name: 'Search', exact: true }).last().click();
+      await page.getByRole('status').filter({ hasText: 'Ranker' }).waitFor();
+      expect(await page.locator('[data-testid=served-results] code', { hasText: 'everything__' }).count()).toBe(0);
+
+      await page.getByRole('button', { name: 'Activity' }).click();
+      const calls = page.getByTestId('calls');
+      await calls.locator('code', { hasText: 'files__list_directory' }).waitFor();
+      expect(await calls.locator('code', { hasText: 'everything__echo' }).count()).toBe(0);
+      await page.getByTestId('scope').selectOption('');
+      await calls.locator('code', { hasText: 'everything__echo' }).waitFor();
+      await page.close();
+
+      const cookie = ((await fetch(`${origin}/`)).headers.get('set-cookie') ?? '').split(';')[0]!;
+      const { csrf } = (await (await fetch(`${origin}/ui/api/state`, { headers: { cookie } })).json()) as { csrf: string };
+      const unknown = await fetch(`${origin}/ui/api/search`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-toolshelf-csrf': csrf }, body: '{"query":"echo","view":"codng"}' });
+      expect(unknown.status).toBe(400);
+    } finally {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await browser.close();
+      await gateway.stop();
+    }
+  });
+});

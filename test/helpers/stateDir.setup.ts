@@ -2,7 +2,9 @@
  * Every test gets a state folder of its own (TOOLSHELF_STATE_DIR, inherited by the gateways it
  * starts), so no test reads another's catalogue cache or joins another's shared instance, and none
  * touches the user's (issue #11). One temp root per test file, removed after it. Gateways started
- * over stdio serve from their own process (TOOLSHELF_SHARE=0) unless a test passes `--share`.
+ * over stdio serve from their own process (TOOLSHELF_SHARE=0) unless a test passes `--share`, and
+ * without the sentence encoder (TOOLSHELF_SEMANTIC=0: BM25 alone, no model loaded) unless a test of
+ * semantic ranking removes it.
  */
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ const fresh = (): string => {
 };
 process.env.TOOLSHELF_STATE_DIR = fresh();
 process.env.TOOLSHELF_SHARE = '0';
+process.env.TOOLSHELF_SEMANTIC = '0';
 beforeEach(() => {
   process.env.TOOLSHELF_STATE_DIR = fresh();
 });

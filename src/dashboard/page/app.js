@@ -23,6 +23,8 @@ function App() {
   const [error, setError] = useState(undefined);
   const [items, setItems] = useState([]);
   const [view, setView] = useState(() => VIEWS.find((v) => `#${v.toLowerCase()}` === location.hash) ?? 'Servers');
+  // The configured view (docs/views.md) the page is narrowed to; '' for every client.
+  const [scope, setScope] = useState('');
 
   useEffect(() => {
     let stopped = false;
@@ -49,6 +51,7 @@ function App() {
     history.replaceState(null, '', `#${v.toLowerCase()}`);
   };
 
+  const scoped = state?.views.find((v) => v.name === scope);
   if (!state) return html`<p class="loading" role="status">${error ? `Cannot load the shelf: ${error}` : 'Loading the shelf…'}</p>`;
   const t = state.totals;
   const saved = t.allDirectBytes > 0 ? Math.round((1 - t.firstListBytes / t.allDirectBytes) * 100) : 0;
@@ -56,6 +59,10 @@ function App() {
     <header>
       <h1>toolshelf <span class="muted">${state.version}</span></h1>
       <span class="totals" data-testid="totals">${t.direct} direct · ${t.deferred} deferred · ${t.hidden} hidden · first tools/list ${number(t.firstListBytes)} B vs ${number(t.allDirectBytes)} B all-direct (${saved}% smaller)</span>
+      ${state.views.length > 0 &&
+      html`<label class="scope">View <select data-testid="scope" value=${scope} onChange=${(e) => setScope(e.currentTarget.value)}>
+        <option value="">all clients</option>${state.views.map((v) => html`<option value=${v.name}>${v.name}</option>`)}
+      </select></label>`}
       ${error && html`<span class="error" role="alert">${error}</span>`}
     </header>
     <nav aria-label="Views">
@@ -63,10 +70,10 @@ function App() {
     </nav>
     <main id="main" tabindex="-1">
       ${view === 'Servers' && html`<${Servers} state=${state} />`}
-      ${view === 'Tools' && html`<${Tools} state=${state} />`}
-      ${view === 'Search' && html`<${Search} csrf=${state.csrf} />`}
-      ${view === 'Manifests' && html`<${Manifests} state=${state} />`}
-      ${view === 'Activity' && html`<${ActivityView} items=${items} state=${state} />`}
+      ${view === 'Tools' && html`<${Tools} state=${state} scope=${scoped} />`}
+      ${view === 'Search' && html`<${Search} csrf=${state.csrf} scope=${scope} />`}
+      ${view === 'Manifests' && html`<${Manifests} manifests=${scoped ? scoped.manifests : state.manifests} />`}
+      ${view === 'Activity' && html`<${ActivityView} items=${scope ? items.filter((i) => i.kind !== 'trace' || i.event.view === scope) : items} state=${state} />`}
     </main>`;
 }
 
@@ -101,10 +108,11 @@ function Servers({ state }) {
       : html`<ul>${state.clients.map((c) => html`<li><code>${c.session}</code> ${c.name ?? 'unnamed'}: ${c.promoted.length} promoted</li>`)}</ul>`}`;
 }
 
-function Tools({ state }) {
+function Tools({ state, scope }) {
   const [filter, setFilter] = useState('');
   const [server, setServer] = useState('');
-  const shown = state.tools.filter((t) => (!server || t.server === server) && (!filter || `${t.name} ${t.description}`.toLowerCase().includes(filter.toLowerCase())));
+  const inScope = scope ? new Set(scope.tools) : undefined;
+  const shown = state.tools.filter((t) => (!inScope || inScope.has(t.name)) && (!server || t.server === server) && (!filter || `${t.name} ${t.description}`.toLowerCase().includes(filter.toLowerCase())));
   return html`<h2>Tools</h2>
     <form class="search" onSubmit=${(e) => e.preventDefault()}>
       <label>Filter<input type="search" value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} /></label>
@@ -128,14 +136,14 @@ function Tools({ state }) {
     </table></div>`;
 }
 
-function Search({ csrf }) {
+function Search({ csrf, scope }) {
   const [query, setQuery] = useState('');
   const [answer, setAnswer] = useState(undefined);
   const [error, setError] = useState(undefined);
   const submit = async (e) => {
     e.preventDefault();
     try {
-      setAnswer(await api('/ui/api/search', { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshelf-csrf': csrf }, body: JSON.stringify({ query, limit: 10 }) }));
+      setAnswer(await api('/ui/api/search', { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshelf-csrf': csrf }, body: JSON.stringify({ query, limit: 10, ...(scope ? { view: scope } : {}) }) }));
       setError(undefined);
     } catch (err) {
       setError(err.message);
@@ -146,7 +154,7 @@ function Search({ csrf }) {
       ${hits.map((hit) => html`<li><code>${hit.name}</code>${hit.strong ? html` <span class="chip">strong</span>` : ''}${hit.score !== undefined ? html` <span class="muted">${hit.score.toFixed(2)}</span>` : ''}<br /><span class="muted">${hit.description}</span></li>`)}
     </ol>`}</section>`;
   return html`<h2>Search playground</h2>
-    <p class="muted">Ranks as tool_search would, without promoting anything or reaching the trace.</p>
+    <p class="muted">Ranks as tool_search would${scope ? ` for the clients of view "${scope}"` : ''}, without promoting anything or reaching the trace.</p>
     <form class="search" onSubmit=${submit}>
       <label>Query<input type="search" name="query" value=${query} onInput=${(e) => setQuery(e.currentTarget.value)} required /></label>
       <button class="primary" type="submit">Search</button>
@@ -156,9 +164,9 @@ function Search({ csrf }) {
       <div class="columns">${list(answer.served, 'Served')}${list(answer.bm25, 'BM25 alone')}</div>`}`;
 }
 
-function Manifests({ state }) {
-  if (state.manifests.length === 0) return html`<p class="muted">No client gets a tool_search: nothing is deferred, or discovery is off.</p>`;
-  return html`${state.manifests.map((m) => html`<section><h2>${m.client} <span class="muted">(${number(m.bytes)} bytes)</span></h2><pre>${m.text}</pre></section>`)}`;
+function Manifests({ manifests }) {
+  if (manifests.length === 0) return html`<p class="muted">No client gets a tool_search: nothing is deferred, or discovery is off.</p>`;
+  return html`${manifests.map((m) => html`<section><h2>${m.client} <span class="muted">(${number(m.bytes)} bytes)</span></h2><pre>${m.text}</pre></section>`)}`;
 }
 
 function ActivityView({ items, state }) {
