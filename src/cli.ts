@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `toolshelf` command: picks a subcommand and sets the exit code. No rules live here.
- * Subcommands: serve (default), inspect, search, eval, auth, ui, init, help; each lives in `commands/` and is imported only
+ * Subcommands: serve (default), inspect, search, eval, auth, ui, init, review, approve, help; each lives in `commands/` and is imported only
  * when chosen, so `serve` starts its upstreams without first loading the others' code. This is the only
  * module that writes to stdout: commands print through the `out` given here (in stdio serving mode
  * stdout is the MCP channel, which the SDK transport writes itself).
@@ -31,6 +31,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   auth: async (argv) => (await import('./commands/auth.js')).runAuth(argv, out),
   ui: async (argv) => (await import('./commands/ui.js')).runUi(argv, out),
   init: async (argv) => (await import('./commands/init.js')).runInit(argv, out),
+  review: async (argv) => (await import('./commands/trust.js')).runReview(argv, out),
+  approve: async (argv) => (await import('./commands/trust.js')).runApprove(argv, out),
   // `toolshelf help` is `--help`, not a stray argument to serve (newcomer4).
   help: async () => (await import('./commands/serve.js')).runServe(['--help'], out),
 };

@@ -16,6 +16,10 @@ import { ListingCache } from './upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from './upstream/pool.js';
 import type { SemanticEngine } from './discovery/semantic/engine.js';
 import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
+import type { HeldFn } from './catalog/build.js';
+import type { TraceSink } from './trace/events.js';
+import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from './trust/keeper.js';
+import { PinStore } from './trust/store.js';
 
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
@@ -85,6 +89,8 @@ export interface OpenShelf {
    * new one would collide on a `prefix: false` name.
    */
   reload(next: Config): Promise<Reconciled>;
+  /** The trust checks' verdict behind the current shelf: held tools, and servers whose instructions are held. */
+  trust(): TrustView;
   /** Ends every upstream. */
   close(): Promise<void>;
 }
@@ -123,6 +129,17 @@ export interface ShelfHooks {
    * shortly after it began serving; upstream/connection.ts `open`); at once without it.
    */
   readonly cachedStartGate?: Promise<void>;
+  /**
+   * The pins (docs/security.md): the config file's path keys them in the state folder. `write` (the
+   * serving gateway) pins and records what it holds, and watches for approvals from other processes;
+   * without it (inspect, search) the pins are read only. Without it they live in memory for the life
+   * of the process. `stateDir` is the state folder (given apart from the cache's: inspect reads pins
+   * but lists every upstream afresh).
+   */
+  readonly pins?: { readonly stateDir: string; readonly configPath: string; readonly write: boolean };
+  /** Where the trust checks' warnings go besides the log: the trace, and a shared instance's clients. */
+  readonly trace?: TraceSink;
+  readonly announceTrust?: (lines: readonly string[]) => void;
   /** The serving gateway's sentence encoder (docs/search.md): each shelf built is handed to it. */
   readonly semantic?: SemanticEngine;
 }
@@ -135,7 +152,7 @@ export interface ShelfHooks {
  * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
-  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic } = hooks;
+  const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic, pins } = hooks;
   let config = initial;
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
@@ -159,6 +176,18 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
     auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
   });
+  const store = pins ? new PinStore(pins.stateDir, pins.configPath) : undefined;
+  const keeper = new TrustKeeper(store ? (pins!.write ? store : readOnlyPins(store)) : memoryPins(), logger, {
+    ...(hooks.trace ? { trace: hooks.trace } : {}),
+    ...(hooks.announceTrust ? { announce: hooks.announceTrust } : {}),
+  });
+  let trustView: TrustView = { held: new Map(), instructionsHeld: new Set() };
+  // Judged afresh at every build: an approval from another process applies at the next one.
+  const judged = (cfg: Config): HeldFn => {
+    trustView = keeper.judge(cfg, pool.listings());
+    const now = trustView;
+    return (server, tool) => now.held.get(server)?.get(tool)?.reason;
+  };
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
   const starting = pool.start(cachedStartGate);
@@ -167,6 +196,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {
     clearTimeout(rebuildTimer);
+    store?.close();
     await Promise.all([pool.close(), semantic?.close()]);
     process.removeListener('exit', exitKill);
   };
@@ -180,7 +210,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const warned = new Set<string>();
   // Each view's shelf over the current one, built on first use; emptied on every rebuild.
   const views = new Map<string, ViewShelf>();
-  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic);
+  let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic, judged(config));
   built = true;
   if (shelf.catalogue.collisions.length > 0) {
     await close();
@@ -188,8 +218,19 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
   }
   logShelfWarnings(shelf, logger, warned);
+  // `toolshelf approve` in another process changes a pin file: the shelf is rebuilt with it.
+  if (store && pins?.write) {
+    try {
+      store.watch(() => {
+        clearTimeout(rebuildTimer);
+        rebuildTimer = setTimeout(rebuild, REBUILD_DEBOUNCE_MS);
+      });
+    } catch (error) {
+      logger.warn(`pins: cannot watch ${store.dir} (${(error as Error).message}); an approval applies at the next re-list or restart`);
+    }
+  }
   function rebuild(): void {
-    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, semantic);
+    shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, semantic, judged(config));
     views.clear();
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {
@@ -198,7 +239,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     onRebuilt();
   }
   const reload = async (next: Config): Promise<Reconciled> => {
-    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo);
+    const trial = buildShelf(next, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, undefined, (server, tool) => trustView.held.get(server)?.get(tool)?.reason);
     const lines = trial.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
     if (lines.length > 0) throw new StartupError(`tool name collision with "prefix": false: ${lines.join('; ')}`);
     config = next;
@@ -215,6 +256,6 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     }
     return held;
   };
-  return { pool, current: () => shelf, view, config: () => config, summary: () => summarize(config, pool.summary(), shelf, pool.toolsByServer(), version), reload, close };
+  return { pool, current: () => shelf, view, config: () => config, summary: () => summarize(config, pool.summary(), shelf, pool.toolsByServer(), version), trust: () => trustView, reload, close };
 }
 

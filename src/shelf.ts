@@ -3,7 +3,7 @@
  * manifest, from the config and each upstream's tools. Rebuilt whole whenever an upstream's tools
  * change. Source: DESIGN §2 (shape), §6, §7, §8.
  */
-import { buildCatalogue, type Catalogue } from './catalog/build.js';
+import { buildCatalogue, type Catalogue, type HeldFn } from './catalog/build.js';
 import { unmatchedRules } from './catalog/exposure.js';
 import { unmatchedViewPatterns, viewCatalogue } from './catalog/views.js';
 import { schemaOptionsFor } from './config/defaults.js';
@@ -55,6 +55,7 @@ export interface ShelfMemo {
  * read from `memo` when this catalogue was rendered before (issue #11: no tokenizer at start).
  * `semantic`, the serving gateway's encoder, is told the new catalogue to embed (docs/search.md).
  * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
+ * `held` names the tools held for review (trust/keeper.ts): named, but out of every list, index and manifest.
  */
 export function buildShelf(
   config: Config,
@@ -63,9 +64,10 @@ export function buildShelf(
   previous?: Catalogue,
   memo?: ShelfMemo,
   semantic?: SemanticEngine,
+  held?: HeldFn,
 ): BuiltShelf {
   const project = (tool: UpstreamTool, server: string) => projectTool(tool, schemaOptionsFor(config, server));
-  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names);
+  const catalogue: Catalogue = buildCatalogue(config, toolsByServer, project, previous?.names, held);
   // Off (`discovery.semantic: false`) or no engine (inspect, search): BM25 alone, as before.
   const scorer = semantic && config.discovery.semantic ? semantic.track(catalogue.deferred) : undefined;
   const { shelf, manifestWarnings } = shelfOver(catalogue, config, host, memo, scorer);

@@ -150,6 +150,9 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
     interactiveSignIn: true,
+    ...(options.configFile && options.stateDir ? { pins: { stateDir: options.stateDir, configPath: options.configFile.path, write: true } } : {}),
+    trace: options.trace,
+    ...(options.announce ? { announceTrust: (lines: readonly string[]) => options.announce!('trust', lines) } : {}),
   });
   const announce = options.announce ?? (() => undefined);
   const watch = options.configFile
@@ -203,7 +206,9 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const instructionsMemo = new Map<string | undefined, { readonly config: Config; readonly catalogue: Catalogue; readonly texts: readonly [string, string][]; readonly instructions: string }>();
   const instructionsNow = (now: Config, catalogue: Catalogue, view: string | undefined): string => {
     // A view's clients get the instructions of its servers only (docs/views.md).
-    const upstreamTexts = new Map([...pool.instructionsByServer()].filter(([server]) => viewHasServer(now, view, server)));
+    // Instructions the scanner flagged stay out until approved (docs/security.md, "The scanner").
+    const held = opened.trust().instructionsHeld;
+    const upstreamTexts = new Map([...pool.instructionsByServer()].filter(([server]) => viewHasServer(now, view, server) && !held.has(server)));
     const texts = [...upstreamTexts];
     // Each upstream keeps its instructions string until it lists again: comparing them is cheap.
     const same = (held: readonly [string, string][]): boolean => held.length === texts.length && held.every(([key, text], i) => texts[i]![0] === key && texts[i]![1] === text);

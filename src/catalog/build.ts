@@ -38,11 +38,30 @@ export interface Catalogue {
   readonly dropped: readonly { readonly server: string; readonly tool: string; readonly reason: string }[];
   /** Per server key, what cleaning removed from its admitted tools' text; servers with nothing removed are absent. */
   readonly cleaned: ReadonlyMap<string, RemovedCounts>;
-  /** The callable entry for a qualified name; undefined for unknown and hidden names. */
+  /**
+   * Tools held for review (docs/security.md, "Pins, quarantine and review"): named like the others, so
+   * a call or search that reaches one is told why, but in no list, index or manifest.
+   */
+  readonly held: readonly HeldEntry[];
+  /** The held tool a qualified name names; undefined for every other name. */
+  heldTool(qualifiedName: string): HeldEntry | undefined;
+  /** The callable entry for a qualified name; undefined for unknown, hidden and held names. */
   get(qualifiedName: string): CatalogEntry | undefined;
   /** The entry for an upstream tool, by server key and upstream name. */
   find(server: string, upstreamName: string): CatalogEntry | undefined;
 }
+
+/** A tool held for review: its name as the client would see it, where it lives, and why it is held. */
+export interface HeldEntry {
+  readonly qualifiedName: string;
+  readonly server: string;
+  readonly upstreamName: string;
+  /** `changed`, `new` or `flagged` (trust/judge.ts). */
+  readonly reason: string;
+}
+
+/** Why a tool of `server` is held, or undefined when it is served. */
+export type HeldFn = (server: string, tool: string) => string | undefined;
 
 /**
  * Builds a catalogue. `toolsByServer` maps server key → tools as listed (servers absent from the
@@ -54,6 +73,7 @@ export function buildCatalogue(
   toolsByServer: ReadonlyMap<string, readonly UpstreamTool[]>,
   project: ProjectFn,
   previous?: GivenNames,
+  held: HeldFn = () => undefined,
 ): Catalogue {
   const counts = new Map<string, ExposureCounts>();
   const visible: { server: string; tool: UpstreamTool; exposure: Exposure; keywords: readonly string[] }[] = [];
@@ -74,9 +94,15 @@ export function buildCatalogue(
     previous,
   );
   const entries: CatalogEntry[] = [];
+  const heldEntries: HeldEntry[] = [];
   const dropped: { server: string; tool: string; reason: string }[] = [];
   const cleaned = new Map<string, RemovedCounts>();
   visible.forEach((v, i) => {
+    const reason = held(v.server, v.tool.name);
+    if (reason !== undefined) {
+      heldEntries.push({ qualifiedName: naming.names[i] as string, server: v.server, upstreamName: v.tool.name, reason });
+      return;
+    }
     // Upstream text is cleaned once here, before anything shows it (docs/security.md).
     const shown = cleanTool(v.tool);
     if (removedTotal(shown.removed) > 0) cleaned.set(v.server, addRemoved(cleaned.get(v.server) ?? noneRemoved(), shown.removed));
@@ -102,7 +128,7 @@ export function buildCatalogue(
     });
   });
   entries.sort((a, b) => (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
-  return snapshot(entries, counts, naming, dropped, cleaned);
+  return snapshot(entries, counts, naming, dropped, cleaned, heldEntries);
 }
 
 /**
@@ -115,7 +141,9 @@ export function snapshot(
   naming: { readonly collisions: readonly NameCollision[]; readonly given: GivenNames },
   dropped: Catalogue['dropped'],
   cleaned: ReadonlyMap<string, RemovedCounts>,
+  held: readonly HeldEntry[] = [],
 ): Catalogue {
+  const heldByName = new Map(held.map((e) => [e.qualifiedName, e]));
   const byName = new Map(entries.map((e) => [e.qualifiedName, e]));
   const byUpstream = new Map(entries.map((e) => [`${e.server}\u0000${e.upstreamName}`, e]));
   return Object.freeze({
@@ -127,6 +155,8 @@ export function snapshot(
     names: naming.given,
     dropped,
     cleaned,
+    held: Object.freeze([...held]),
+    heldTool: (name: string) => heldByName.get(name),
     get: (name: string) => byName.get(name),
     find: (server: string, upstreamName: string) => byUpstream.get(`${server}\u0000${upstreamName}`),
   });

@@ -60,7 +60,9 @@ export function viewCatalogue(base: Catalogue, view: ViewConfig, separator: stri
   }
   // Removed-character counts are warned once for the base shelf; a view keeps those of its own servers.
   const cleaned = new Map([...base.cleaned].filter(([server]) => counts.has(server)));
-  return snapshot(entries, counts, { collisions: [], given: base.names }, [], cleaned);
+  // A held tool of a server the view keeps still answers that it is held (docs/security.md).
+  const held = base.held.filter((h) => counts.has(h.server));
+  return snapshot(entries, counts, { collisions: [], given: base.names }, [], cleaned, held);
 }
 
 /**

@@ -19,7 +19,10 @@ import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import type { BuiltShelf } from '../shelf.js';
 import { createLogger } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
-import { argumentError, type ArgOptions, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
+import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
+import { resolve } from 'node:path';
+import { stateDir } from '../lib/stateDir.js';
+import { printableLine } from '../lib/printable.js';
 import type { LogLevel } from '../trace/log.js';
 import { counted } from '../lib/plural.js';
 
@@ -63,6 +66,13 @@ export interface InspectedServer {
   readonly maxRung: number;
   readonly tokens: number;
   readonly tools: readonly InspectedTool[];
+  /**
+   * Tools held for review against this config's pins (docs/security.md): out of the counts above and
+   * of the manifest. `findings` are the scanner's kinds and places.
+   */
+  readonly held: readonly { readonly tool: string; readonly reason: string; readonly findings: readonly string[] }[];
+  /** True when the scanner held the server's instructions out of toolshelf's own. */
+  readonly instructionsHeld: boolean;
 }
 
 /** What `inspect --json` prints. Bytes: UTF-8 bytes of compact JSON; tokens: `estimateTokens`. */
@@ -150,20 +160,22 @@ export async function runInspect(argv: string[], out: (text: string) => void): P
   if (values.help) return out(USAGE), EXIT_OK;
   const level = parseLogLevel(values['log-level']);
   if (!level.ok) return err(`toolshelf: ${level.error}\n`), EXIT_USAGE;
-  const config = loadOrReport(values.config, err);
+  const path = chooseConfig(values.config, process.cwd(), err);
+  const config = loadOrReport(path, err);
   if (!config) return EXIT_USAGE;
-  return exitOnSignal(() => inspect(config, values.json, level.value, out, err), () => EXIT_INTERRUPTED);
+  return exitOnSignal(() => inspect(config, resolve(path), values.json, level.value, out, err), () => EXIT_INTERRUPTED);
 }
 
 /** 128 + SIGINT, the shell convention for a run cut short. */
 const EXIT_INTERRUPTED = 130;
 
 /** Opens the shelf, prints the report, and ends every upstream whatever happens. */
-async function inspect(config: Config, json: boolean, level: LogLevel, out: (text: string) => void, err: (text: string) => void): Promise<number> {
+async function inspect(config: Config, configPath: string, json: boolean, level: LogLevel, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   let opened: OpenShelf;
   try {
     // warn by default: upstream chatter (logged at debug) and start-up info stay out of the report.
-    opened = await openShelf(config, createLogger(level), VERSION, { waitForEveryStart: true });
+    // The pins are read, never written: inspect judges what it lists as a gateway would.
+    opened = await openShelf(config, createLogger(level), VERSION, { waitForEveryStart: true, pins: { stateDir: stateDir(process.env), configPath, write: false } });
   } catch (error) {
     err(`toolshelf: ${error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error))}\n`);
     return EXIT_FAILURE;
@@ -180,7 +192,8 @@ async function inspect(config: Config, json: boolean, level: LogLevel, out: (tex
 }
 
 /** Builds the report from an open shelf. Pure apart from reading the shelf's current snapshot. */
-function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summary'>): InspectReport {
+function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summary' | 'trust'>): InspectReport {
+  const trust = opened.trust();
   const shelf = opened.current();
   const summary: StartSummary = opened.summary();
   const { catalogue } = shelf;
@@ -199,6 +212,8 @@ function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summ
       maxRung: Math.max(0, ...tools.map((t) => t.rung)),
       tokens: estimateTokens(projectedBytes),
       tools,
+      held: [...(trust.held.get(upstream.key) ?? [])].map(([tool, version]) => ({ tool, reason: version.reason, findings: version.findings.map((f) => `${f.kind} at ${f.where}`) })),
+      instructionsHeld: trust.instructionsHeld.has(upstream.key),
     };
   });
   const manifests = manifestsSeen(config, shelf);
@@ -290,6 +305,11 @@ function serverTable(server: InspectedServer): string[] {
     '',
     `${server.direct} direct, ${server.deferred} deferred, ${server.hidden} hidden; schemas ${n(server.canonicalBytes)} → ${n(server.projectedBytes)} bytes (~${n(server.tokens)} tokens), highest rung ${server.maxRung}`,
   ];
+  for (const held of server.held) {
+    const why = held.reason === 'changed' ? 'changed since it was pinned' : held.reason === 'new' ? 'new, not pinned yet' : `flagged: ${held.findings.join(', ')}`;
+    head.push(`held for review: ${printableLine(held.tool, 200)} (${why}); see toolshelf review`);
+  }
+  if (server.instructionsHeld) head.push('held for review: its instructions (flagged by the scanner); see toolshelf review');
   if (server.tools.length === 0) return head;
   const rows = server.tools.map(
     (t) =>

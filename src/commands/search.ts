@@ -18,7 +18,9 @@ import type { BuiltShelf } from '../shelf.js';
 import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
 import { createLogger } from '../trace/log.js';
 import type { LogLevel } from '../trace/log.js';
-import { argumentError, type ArgOptions, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
+import { resolve } from 'node:path';
+import { stateDir } from '../lib/stateDir.js';
+import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
 
 /** The command's help text (printed with `--help`, and after a usage error on stderr). */
 export const SEARCH_USAGE = `Usage: toolshelf search "QUERY" [--limit N] [--config FILE] [--json] [--log-level LEVEL]
@@ -135,11 +137,12 @@ function directNote(names: readonly string[]): string | undefined {
 }
 
 /** Opens the shelf, searches once, prints, closes. Upstreams are ended on every path. */
-async function searchOnce(config: Config, args: SearchArgs, request: { query: string; limit: number }, out: (line: string) => void): Promise<number> {
+async function searchOnce(config: Config, configPath: string, args: SearchArgs, request: { query: string; limit: number }, out: (line: string) => void): Promise<number> {
   const logger = createLogger(args.level);
   let opened: OpenShelf;
   try {
-    opened = await openShelf(config, logger, VERSION, { waitForEveryStart: true });
+    // Held tools stay out of the answer as they would for a client; the pins are only read.
+    opened = await openShelf(config, logger, VERSION, { waitForEveryStart: true, pins: { stateDir: stateDir(process.env), configPath, write: false } });
   } catch (error) {
     logger.error(error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error)));
     return EXIT_FAILURE;
@@ -179,12 +182,13 @@ export async function runSearch(argv: string[], out: (line: string) => void): Pr
   const args = parseSearchFlags(argv);
   if (typeof args === 'string') return err(`toolshelf: ${args}\n${SEARCH_USAGE}\n`), EXIT_USAGE;
   if (args.help) return out(SEARCH_USAGE), EXIT_OK;
-  const config = loadOrReport(args.config, err);
+  const configPath = chooseConfig(args.config, process.cwd(), err);
+  const config = loadOrReport(configPath, err);
   if (!config) return EXIT_USAGE;
   // The gateway's own argument check: same default, same clamp (DESIGN §5).
   const parsed = parseSearchArgs({ query: args.query, ...(args.limit === undefined ? {} : { limit: args.limit }) }, config.discovery.defaultLimit, config.discovery.maxLimit);
   if ('error' in parsed) return err(`toolshelf: ${parsed.error}\n`), EXIT_USAGE;
-  return exitOnSignal(() => searchOnce(config, args, parsed, out), (signal) => SIGNAL_EXIT[signal] ?? EXIT_FAILURE);
+  return exitOnSignal(() => searchOnce(config, resolve(configPath), args, parsed, out), (signal) => SIGNAL_EXIT[signal] ?? EXIT_FAILURE);
 }
 
 /** Whether `inputSchema` declares a top-level property its `required` does not list. */

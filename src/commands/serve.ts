@@ -26,6 +26,8 @@ export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HO
        toolshelf auth login SERVER | status [--json] | logout SERVER [--config FILE]       OAuth sign-in to remote servers
        toolshelf ui [--config FILE | --url URL] [--no-open]                                 the dashboard in the browser
        toolshelf init [--apply | --undo] [--client ID,…] [--config FILE]                  gather your clients' servers into one config
+       toolshelf review [--config FILE]                                          upstream tools held for review, with what changed
+       toolshelf approve SERVER [TOOL...] [--config FILE]                        serve held tools again (pins them as reviewed)
        toolshelf help | --help | --version
 
 Serves every MCP server in the config as one: a few direct tools plus tool_search.

@@ -9,6 +9,7 @@ import type {
   PrepareOptions,
   ServerConfig,
   SchemaSettings,
+  TrustSettings,
 } from './types.js';
 import { setOwn } from './interpolate.js';
 
@@ -64,6 +65,14 @@ export function schemaOptionsFor(config: Config, server: string): { compaction: 
   };
 }
 
+/** Trust defaults (docs/security.md): changed tools quarantined, new tools of a pinned server pinned with a warning, flagged text held. */
+export const DEFAULT_TRUST: TrustSettings = { changes: 'quarantine', newTools: 'pin', scanner: 'hold' };
+
+/** The trust settings for `server`: its own `trust` fields over the top-level ones. */
+export function trustFor(config: Pick<Config, 'trust' | 'mcpServers'>, server: string): TrustSettings {
+  return { ...DEFAULT_TRUST, ...config.trust, ...config.mcpServers[server]?.trust };
+}
+
 /** Input to {@link applyDefaults}: a config that passed validation and interpolation. */
 export interface RawConfig {
   mcpServers: Record<string, ServerConfig & { type?: string }>;
@@ -77,6 +86,7 @@ export interface RawConfig {
   idleStopMs?: number;
   share?: Partial<Config['share']>;
   views?: Config['views'];
+  trust?: Partial<Config['trust']>;
 }
 
 /**
@@ -118,6 +128,7 @@ export function applyDefaults(raw: RawConfig, baseDir: string): Config {
     idleStopMs: raw.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
     share: { enabled: true, idleExitMs: DEFAULT_SHARE_IDLE_EXIT_MS, ...raw.share },
     views: Object.fromEntries(Object.entries(raw.views ?? {})),
+    trust: { ...DEFAULT_TRUST, ...raw.trust },
     baseDir,
   };
 }

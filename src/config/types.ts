@@ -30,6 +30,19 @@ export interface SchemaSettings {
   readonly prepare?: Partial<PrepareOptions>;
 }
 
+/**
+ * How upstream tools are pinned and checked (docs/security.md, "Pins, quarantine and review", "The
+ * scanner"). Written per field; the top level's apply where a server gives none.
+ */
+export interface TrustSettings {
+  /** A tool that differs from its pin: `quarantine` (default) holds it, `warn` serves it with a warning and pins it anew, `off` does not check. */
+  readonly changes: 'quarantine' | 'warn' | 'off';
+  /** A tool an already pinned server adds later: `pin` (default) pins it with a warning, `hold` holds it. */
+  readonly newTools: 'pin' | 'hold';
+  /** Instruction-like text: `hold` (default) withholds the tool or instructions until approved, `warn` only warns, `off` does not scan. */
+  readonly scanner: 'hold' | 'warn' | 'off';
+}
+
 interface ServerCommon {
   /** Default exposure for this server's tools (DESIGN §3). */
   readonly exposure?: ExposureSetting;
@@ -58,6 +71,8 @@ interface ServerCommon {
    * caches the verdict; `legacy` (2025 `initialize`) and `modern` (2026-07-28) never probe (issue #9 point 4).
    */
   readonly protocol?: 'auto' | 'legacy' | 'modern';
+  /** This server's own trust settings, over the top-level `trust`. */
+  readonly trust?: Partial<TrustSettings>;
 }
 
 /** A stdio upstream: a child process speaking MCP on stdin/stdout (DESIGN §11). */
@@ -214,6 +229,8 @@ export interface Config {
   readonly share: ShareSettings;
   /** Named views by name (default none; docs/views.md). */
   readonly views: Readonly<Record<string, ViewConfig>>;
+  /** Pins, quarantine and the scanner (docs/security.md); every field has a default. */
+  readonly trust: TrustSettings;
   /** Folder the config file sits in: relative `cwd` and ranker paths resolve against it. */
   readonly baseDir: string;
 }

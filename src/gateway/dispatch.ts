@@ -14,6 +14,8 @@ import { errorResult, lackedResult, resultFromOutcome, unknownToolResult } from 
 import { searchResult } from './searchAnswer.js';
 import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
+import type { Catalogue, HeldEntry } from '../catalog/build.js';
+import { heldAnswer } from '../trust/judge.js';
 import { ClientLacksCapability } from '../upstream/relay.js';
 
 /** Session settings that shape a call. */
@@ -102,7 +104,8 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
   // A found tool is likely called next: a lazy upstream starts now rather than on that call (issue #11).
   for (const server of new Set(entries.map((e) => e.server))) ctx.caller.warm?.(server);
   // Only strong matches are promoted (issue 12 point 2): the others are named, not advertised.
-  return { result: searchResult(entries, parsed.query, strong), promote: strong };
+  const held = heldNamedIn(parsed.query, ctx.shelf.catalogue).map((h) => heldAnswer(h.qualifiedName, h.server, h.upstreamName, h.reason));
+  return { result: searchResult(entries, parsed.query, strong, held), promote: strong };
 }
 
 async function callByName(
@@ -115,6 +118,14 @@ async function callByName(
 ): Promise<DispatchOutcome> {
   const started = performance.now();
   const entry = ctx.shelf.catalogue.get(name);
+  const held = entry ? undefined : ctx.shelf.catalogue.heldTool(name);
+  if (held) {
+    // Whatever the arguments: checking them against the new schema would name its new fields. A lazy
+    // upstream held on its cached listing starts, so its live listing can confirm the pin.
+    ctx.caller.warm?.(held.server);
+    traceCall(ctx, { name, origin: via ?? 'catalog', started, isError: true, failure: 'held', args });
+    return { result: errorResult(heldAnswer(held.qualifiedName, held.server, held.upstreamName, held.reason)), promote: [] };
+  }
   if (!entry) {
     const result = unknown(name, ctx);
     traceCall(ctx, { name, origin: 'unknown', started, isError: true, failure: 'unknown_tool', args });
@@ -166,6 +177,16 @@ async function callByName(
         : shaped;
   traceCall(ctx, { name, entry, origin, started, isError: result.isError === true, failure, args });
   return { result, promote };
+}
+
+/**
+ * The held tools a search query names, by qualified or upstream name as a whole word: a search that
+ * would have reached one says it is held (docs/security.md), while its text stays out of every answer.
+ */
+export function heldNamedIn(query: string, catalogue: Pick<Catalogue, 'held'>): HeldEntry[] {
+  if (catalogue.held.length === 0) return [];
+  const words = new Set(query.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u));
+  return catalogue.held.filter((h) => words.has(h.qualifiedName.toLowerCase()) || words.has(h.upstreamName.toLowerCase()));
 }
 
 /**

@@ -53,6 +53,8 @@ export interface SearchAnswer {
   readonly note?: string;
   /** True when no match is strong (issue 12 point 3). */
   readonly weak?: true;
+  /** Tools the query names that are held for review, each with why and how the user approves it (docs/security.md). */
+  readonly held?: readonly string[];
 }
 
 /** The one-line summary of `entry`: its first sentence, clipped at a word to {@link SUMMARY_CHARS}. */
@@ -96,7 +98,7 @@ function answerParameters(schema: JsonObject): JsonObject {
  * are only the closest and how to rephrase, `weak: true`. Never `isError`: a search that finds little
  * is still an answer.
  */
-export function searchResult(entries: readonly CatalogEntry[], query: string, strong: readonly string[]): CallToolResult {
+export function searchResult(entries: readonly CatalogEntry[], query: string, strong: readonly string[], held: readonly string[] = []): CallToolResult {
   const strongSet = new Set(strong);
   const tools = entries.map((entry): FullMatch | NamedMatch =>
     strongSet.has(entry.qualifiedName)
@@ -108,5 +110,6 @@ export function searchResult(entries: readonly CatalogEntry[], query: string, st
   if (tools.length === 0) answer = { tools, note: noMatchNote(query) };
   else if (full === 0) answer = { tools, weak: true, note: WEAK_NOTE };
   else answer = { tools };
+  if (held.length > 0) answer = { ...answer, held };
   return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer as unknown as Record<string, unknown> };
 }

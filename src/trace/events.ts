@@ -64,7 +64,26 @@ export interface ToolCalledEvent {
   readonly arguments?: unknown;
 }
 
-export type TraceEvent = ToolsAdvertisedEvent | ToolSearchedEvent | ToolCalledEvent;
+/**
+ * An upstream tool (or its instructions) held for review or warned about by the trust checks
+ * (docs/security.md, "Pins, quarantine and review"): once per version and reason.
+ */
+export interface ToolHeldEvent {
+  readonly event: 'tool_held';
+  /** Set only when a view's sink recorded it; the trust checks are instance-wide, so normally absent. */
+  readonly view?: string;
+  readonly server: string;
+  /** The tool's upstream name; absent for the server's instructions. */
+  readonly tool?: string;
+  /** `changed` (differs from its pin), `new` (not pinned), `flagged` (the scanner), `pinned_new` (a new tool pinned with a warning). */
+  readonly reason: 'changed' | 'new' | 'flagged' | 'pinned_new';
+  /** True when it is held; false when it is served with a warning. */
+  readonly held: boolean;
+  /** The scanner's finding kinds, when it flagged something. */
+  readonly findings?: readonly string[];
+}
+
+export type TraceEvent = ToolsAdvertisedEvent | ToolSearchedEvent | ToolCalledEvent | ToolHeldEvent;
 
 /** Where trace events go; `record` never throws. */
 export interface TraceSink {

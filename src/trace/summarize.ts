@@ -14,6 +14,8 @@ export function describeEvent(event: TraceEvent): string {
       return `tool_search ${event.callId}: ${event.matched.length} match(es) by ${event.ranker}${event.fallback ? ` (fallback: ${event.fallback})` : ''} in ${event.latencyMs} ms`;
     case 'tool_called':
       return `call ${event.callId} ${event.name} [${event.origin}] ${event.isError ? `error${event.failure ? ` (${event.failure})` : ''}` : 'ok'} in ${event.latencyMs} ms`;
+    case 'tool_held':
+      return `${event.held ? 'held' : 'warned'}: ${event.server}${event.tool !== undefined ? ` tool ${event.tool}` : ' instructions'} (${event.reason})`;
   }
 }
 

@@ -142,6 +142,8 @@ export class UpstreamConnection {
   );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
   private fromCache = false;
+  /** Whether {@link tools} came from a listing of this process (not the cache, nor a sign-in's remembered tools). */
+  private listedLive = false;
   /** Set by {@link retire}: ending once its calls end, so never restarted. */
   private retiring = false;
   /** The start in progress, awaited by a first use. */
@@ -193,6 +195,14 @@ export class UpstreamConnection {
       this.signIn = new SignInGate(key, server, options.auth, options.logger, () => void this.start());
       this.tools = options.auth.lastTools(key, server);
     }
+  }
+
+  /**
+   * Where {@link tools} came from: `live` once this process listed the upstream, `cache` while they are
+   * the catalogue cache's or a sign-in's remembered ones (never a source of trust: docs/security.md).
+   */
+  get listingSource(): 'live' | 'cache' {
+    return this.listedLive ? 'live' : 'cache';
   }
 
   /** The protocol era this upstream speaks, once a connect or the cache told it. */
@@ -361,6 +371,7 @@ export class UpstreamConnection {
     const instructions = client?.getInstructions();
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
+    this.listedLive = true;
     this.options.cache?.save(this.key, this.server, { tools: this.tools, ...(instructions ? { instructions } : {}), ...(capabilities ? { capabilities } : {}), ...this.verdict, ...(this.verdict ? this.stamp : {}) });
   }
 

@@ -156,6 +156,11 @@ export class UpstreamPool {
     return new Map([...this.connections].map(([key, c]) => [key, c.tools]));
   }
 
+  /** Each server key with its last-listed tools, its `instructions`, and whether they were listed live or are the cache's (trust/judge.ts). */
+  listings(): Map<string, { readonly tools: readonly UpstreamTool[]; readonly instructions?: string; readonly source: 'live' | 'cache' }> {
+    return new Map([...this.connections].map(([key, c]) => [key, { tools: c.tools, ...(c.instructions ? { instructions: c.instructions } : {}), source: c.listingSource }]));
+  }
+
   /** Each server key with the `instructions` its last initialize gave, for those that gave any (issue #8 point 10). */
   instructionsByServer(): Map<string, string> {
     return new Map([...this.connections].flatMap(([key, c]) => (c.instructions ? [[key, c.instructions] as [string, string]] : [])));

@@ -16,7 +16,7 @@ const tool = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /** A config with one recorder upstream `rec` (direct, so its tools are in tools/list). */
-function setup(options: { lazy?: boolean; idleStopMs?: number; tools?: unknown[] } = {}) {
+function setup(options: { lazy?: boolean; idleStopMs?: number; tools?: unknown[]; trust?: Record<string, unknown> } = {}) {
   const dir = tempDir();
   const pids = join(dir, 'pids.txt');
   const toolsFile = join(dir, 'tools.json');
@@ -26,6 +26,7 @@ function setup(options: { lazy?: boolean; idleStopMs?: number; tools?: unknown[]
       mcpServers: { rec: { command: 'node', args: [fixture('recorder.mjs')], env: { RECORD_PIDS: pids, TOOLS_FILE: toolsFile }, exposure: 'direct' } },
       ...(options.lazy !== undefined ? { lazy: options.lazy } : {}),
       ...(options.idleStopMs !== undefined ? { idleStopMs: options.idleStopMs } : {}),
+      ...(options.trust !== undefined ? { trust: options.trust } : {}),
     },
     dir,
   );
@@ -98,7 +99,8 @@ describe('catalogue cache and lazy upstreams', () => {
   });
 
   it('corrects a stale cache when the upstream starts, and tells the client with list_changed', async () => {
-    const { path, toolsFile, spawned } = setup({ lazy: true });
+    // alpha changes between the runs: by default it would be held for review (test/e2e/trust.e2e.test.ts); here the cache's correction is under test.
+    const { path, toolsFile, spawned } = setup({ lazy: true, trust: { changes: 'warn' } });
     await (await start(path)).close();
     writeFileSync(toolsFile, JSON.stringify([tool('alpha', { extra: { type: 'string' } }), tool('gamma')]));
 
@@ -141,7 +143,8 @@ describe('catalogue cache and lazy upstreams', () => {
   });
 
   it('lists afresh over a damaged cache file instead of crashing at start (breaker4)', async () => {
-    const { path, spawned } = setup({ lazy: true });
+    // The last record is a whole listing whose alpha differs from its pin: by default held for review (test/e2e/trust.e2e.test.ts).
+    const { path, spawned } = setup({ lazy: true, trust: { changes: 'warn' } });
     await (await start(path)).close();
     const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'catalog');
     const [file] = readdirSync(dir).filter((f) => f.startsWith('upstream-'));

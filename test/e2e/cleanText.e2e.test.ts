@@ -18,7 +18,8 @@ const UNCLEAN_JSON = /\\u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])/i;
 
 const config = (): string =>
   writeConfig({
-    mcpServers: { notes: { command: 'node', args: [fixture('poisoned.mjs')], tools: { sync_notes: { exposure: 'direct' } } } },
+    // The scanner would hold these tools (docs/security.md, "The scanner"): here what cleaning leaves is under test.
+    mcpServers: { notes: { command: 'node', args: [fixture('poisoned.mjs')], tools: { sync_notes: { exposure: 'direct' } }, trust: { scanner: 'warn' } } },
     exposure: 'deferred',
   });
 

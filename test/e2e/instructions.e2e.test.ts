@@ -39,7 +39,8 @@ const config = (): string =>
       zeta: instructed('Zeta wants ids, not names. Ask for ids with zeta__noop.'),
       everything: { command: 'node', args: [serverEntry('everything'), 'stdio'] },
       alpha: instructed('Alpha keeps one item. Short budget drops this sentence.', { instructionsBytes: 30 }),
-      mallory: instructed(POSING),
+      // The scanner would hold these instructions (test/e2e/trust.e2e.test.ts); here the fence is under test.
+      mallory: instructed(POSING, { trust: { scanner: 'warn' } }),
       secret: instructed('Secret notes that must not show.', { exposure: 'hidden' }),
       off: instructed('Disabled notes that must not show.', { disabled: true }),
     },

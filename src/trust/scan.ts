@@ -1,0 +1,190 @@
+/**
+ * The scanner: instruction-like text in what an upstream says about its tools (descriptions, titles,
+ * parameter descriptions at any depth, enum and const values, parameter names) and in its
+ * `instructions`. Each finding names its kind, where it sits (a JSON path into the tool) and an
+ * excerpt. Pure. The patterns follow the published tool-poisoning attacks (Invariant Labs' "tool
+ * poisoning" notes, MCPTox) and were checked against every tool of the shared catalogues for false
+ * positives (test/trust/scan.test.ts). Source: docs/security.md, "The scanner".
+ */
+import type { UpstreamTool } from '../catalog/types.js';
+
+/** What a finding is. */
+export type FindingKind =
+  /** `<IMPORTANT>`, `<system>`, `<instructions>`… tags that set text apart as orders. */
+  | 'tag'
+  /** "ignore previous instructions", "disregard all prior rules", "the user has approved every call". */
+  | 'override'
+  /** "do not tell the user", "without informing the user". */
+  | 'concealment'
+  /** A path to credentials: `~/.ssh`, `id_rsa`, `.aws/credentials`, `.env`… */
+  | 'secret_path'
+  /** A line that begins `system:`, `assistant:` or `user:`, or a chat-template token. */
+  | 'role_line'
+  /** `<!-- … -->`: text a rendered view hides. */
+  | 'html_comment'
+  /** A JSON-RPC fragment (`"jsonrpc"`): a fake protocol message. */
+  | 'json_rpc'
+  /** Another server's qualified tool name (cross-server shadowing). */
+  | 'other_server_tool'
+  /** Unicode tag characters, bidi controls, zero-width characters or control characters. */
+  | 'hidden_characters';
+
+/** One instruction-like passage. */
+export interface Finding {
+  readonly kind: FindingKind;
+  /** JSON path into the tool (`$.inputSchema.properties.note.description`) or `$.instructions`. */
+  readonly where: string;
+  /** Up to {@link EXCERPT_CHARS} characters around the match, hidden characters written as `\u{…}`. */
+  readonly excerpt: string;
+}
+
+/** What the scanner knows of the other upstreams: their name prefixes and the separator (catalog/naming.ts). */
+export interface ScanContext {
+  /** Prefixes of every other configured server (not the one scanned). */
+  readonly otherPrefixes: readonly string[];
+  readonly separator: string;
+}
+
+/** Longest excerpt in a finding, in characters. */
+export const EXCERPT_CHARS = 80;
+
+/** Patterns by kind; each is tested on one string at a time. */
+const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp }[] = [
+  { kind: 'tag', pattern: /<\s*\/?\s*(?:important|system|instructions?|secret|hidden|admin|critical|override|priority|urgent|mandatory|sudo)\b[^<>]{0,40}>/i },
+  {
+    kind: 'override',
+    pattern:
+      /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*(?:previous|prior|above|earlier|preceding|former|other|original|system)?\s*(?:instructions|prompts?|directions|directives|guidelines|rules)\b/i,
+  },
+  { kind: 'override', pattern: /\b(?:the\s+)?user\s+(?:has\s+)?(?:already\s+)?(?:approved|authori[sz]ed|pre-?approved|consented\s+to)\s+(?:every|all|each|any)\b/i },
+  {
+    kind: 'concealment',
+    pattern:
+      /\b(?:do\s+not|don['’]t|never|must\s+not|without)\s+(?:\w+\s+){0,2}?(?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|notify|notifying|alert|alerting|show|showing)\b[^.!?\n]{0,40}?\b(?:the\s+)?user\b/i,
+  },
+  { kind: 'concealment', pattern: /\bwithout\s+the\s+user(?:['’]s)?\s+(?:knowing|knowledge|noticing|consent)\b/i },
+  {
+    kind: 'secret_path',
+    pattern:
+      /(?:~|\$HOME|%USERPROFILE%)[\\/]\.(?:ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|config[\\/]gh)\b|\.ssh[\\/]|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[\\/]credentials|\/etc\/(?:passwd|shadow)\b|\.git-credentials\b|(?:^|[\s"'`(/\\])\.env(?:\.local|\.production)?(?=$|[\s"'`),.;:])/i,
+  },
+  { kind: 'role_line', pattern: /(?:^|\n)[ \t>#*-]*(?:system|assistant|user)[ \t]*:[ \t]*\S/i },
+  { kind: 'role_line', pattern: /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]/i },
+  { kind: 'html_comment', pattern: /<!--/ },
+  { kind: 'json_rpc', pattern: /["']?jsonrpc["']?\s*[:=]/i },
+  {
+    kind: 'hidden_characters',
+    // Tag characters, bidi controls and marks, zero-width characters (ZWJ is left to emoji), BOM, C0 but tab and line breaks, DEL, C1.
+    pattern: /[\u{e0000}-\u{e007f}\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b\u200c\u2060-\u2064\ufeff\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u,
+  },
+];
+
+/**
+ * The findings in one string found at `where`: at most one per kind, the first match of each. A
+ * `role_line` in a parameter name or enum value needs no line start. Pure.
+ */
+export function scanText(text: string, where: string, context: ScanContext): Finding[] {
+  const findings: Finding[] = [];
+  const kinds = new Set<FindingKind>();
+  for (const { kind, pattern } of PATTERNS) {
+    if (kinds.has(kind)) continue;
+    const match = pattern.exec(text);
+    if (!match) continue;
+    kinds.add(kind);
+    findings.push({ kind, where, excerpt: excerpt(text, match.index, match[0].length) });
+  }
+  const other = otherServerTool(text, context);
+  if (other) findings.push({ kind: 'other_server_tool', where, excerpt: excerpt(text, other.index, other.length) });
+  return findings;
+}
+
+/** Where `text` names a tool of another server (`mail__send_email`), if it does. */
+function otherServerTool(text: string, context: ScanContext): { index: number; length: number } | undefined {
+  if (context.otherPrefixes.length === 0 || context.separator === '') return undefined;
+  const lower = text.toLowerCase();
+  for (const prefix of context.otherPrefixes) {
+    const needle = `${prefix}${context.separator}`.toLowerCase();
+    let at = lower.indexOf(needle);
+    while (at >= 0) {
+      const before = at === 0 ? '' : lower[at - 1]!;
+      const after = lower[at + needle.length] ?? '';
+      // A whole name: not the tail of a longer word, and a tool name after the separator.
+      if (!/[a-z0-9_]/.test(before) && /[a-z0-9]/.test(after)) return { index: at, length: needle.length + 1 };
+      at = lower.indexOf(needle, at + 1);
+    }
+  }
+  return undefined;
+}
+
+/** Every finding in `tool`'s name, title, description and inputSchema (descriptions, titles, enum and const values, property names, at any depth). Pure. */
+export function scanTool(tool: UpstreamTool, context: ScanContext): Finding[] {
+  const findings: Finding[] = [];
+  const add = (text: unknown, where: string): void => {
+    if (typeof text === 'string' && text !== '') findings.push(...scanText(text, where, context));
+  };
+  add(tool.name, '$.name');
+  add(tool.title, '$.title');
+  add(tool.description, '$.description');
+  const annotations = tool.annotations;
+  if (isObject(annotations)) add(annotations.title, '$.annotations.title');
+  walkSchema(tool.inputSchema, '$.inputSchema', add, 0, findings);
+  return findings;
+}
+
+/** Every finding in an upstream's `instructions`, at `$.instructions`. Pure. */
+export function scanInstructions(text: string, context: ScanContext): Finding[] {
+  return scanText(text, '$.instructions', context);
+}
+
+/** Deepest schema level walked: deeper text is not read (a hostile schema may nest thousands of levels). */
+const MAX_DEPTH = 64;
+
+function walkSchema(node: unknown, path: string, add: (text: unknown, where: string) => void, depth: number, findings: Finding[]): void {
+  if (depth > MAX_DEPTH) return;
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => walkSchema(item, `${path}[${i}]`, add, depth + 1, findings));
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    const at = `${path}${member(key)}`;
+    if (key === 'description' || key === 'title') add(value, at);
+    else if (key === 'enum' && Array.isArray(value)) value.forEach((item, i) => add(item, `${at}[${i}]`));
+    else if (key === 'const') add(value, at);
+    else if ((key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') && isObject(value)) {
+      for (const [name, schema] of Object.entries(value)) {
+        const named = `${at}${member(name)}`;
+        // A parameter name is read by the model as it is: hidden characters there hide text too.
+        findings.push(...scanText(name, named, NO_CONTEXT).filter((f) => f.kind === 'hidden_characters'));
+        walkSchema(schema, named, add, depth + 1, findings);
+      }
+    } else walkSchema(value, at, add, depth + 1, findings);
+  }
+}
+
+const NO_CONTEXT: ScanContext = { otherPrefixes: [], separator: '' };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `.key` for identifier-like keys, `["key"]` for the rest. */
+function member(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+/** Up to {@link EXCERPT_CHARS} characters around `[index, index+length)`, hidden characters made visible. */
+function excerpt(text: string, index: number, length: number): string {
+  const slack = Math.max(0, EXCERPT_CHARS - length);
+  const start = Math.max(0, index - Math.floor(slack / 2));
+  const end = Math.min(text.length, start + Math.max(length, EXCERPT_CHARS));
+  const piece = [...text.slice(start, end)].map(visible).join('');
+  return `${start > 0 ? '…' : ''}${piece.replace(/\s+/g, ' ')}${end < text.length ? '…' : ''}`;
+}
+
+/** A hidden character as `\u{…}`; anything else as it is. */
+function visible(char: string): string {
+  return /[\u{e0000}-\u{e007f}\u202a-\u202e\u2066-\u2069\u200b-\u200f\u061c\u2060-\u2064\ufeff\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u.test(char)
+    ? `\\u{${char.codePointAt(0)!.toString(16)}}`
+    : char;
+}
