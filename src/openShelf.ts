@@ -20,6 +20,8 @@ import type { HeldFn } from './catalog/build.js';
 import type { TraceSink } from './trace/events.js';
 import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from './trust/keeper.js';
 import { PinStore } from './trust/store.js';
+import { approveStored, type ApproveOutcome } from './trust/approval.js';
+import type { ServerPins } from './trust/judge.js';
 
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
@@ -91,6 +93,13 @@ export interface OpenShelf {
   reload(next: Config): Promise<Reconciled>;
   /** The trust checks' verdict behind the current shelf: held tools, and servers whose instructions are held. */
   trust(): TrustView;
+  /** The pins of `server` (what `toolshelf review` reads); undefined without a pin store or before its first listing. */
+  pins(server: string): ServerPins | undefined;
+  /**
+   * Approves held versions as `toolshelf approve` does (trust/approval.ts) and rebuilds the shelf with
+   * them; undefined without a pin store this process writes. @throws when the pins cannot be written.
+   */
+  approve(server: string, tools: readonly string[]): ApproveOutcome | undefined;
   /** Ends every upstream. */
   close(): Promise<void>;
 }
@@ -256,6 +265,26 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     }
     return held;
   };
-  return { pool, current: () => shelf, view, config: () => config, summary: () => summarize(config, pool.summary(), shelf, pool.toolsByServer(), version), trust: () => trustView, reload, close };
+  const approveHeld = (server: string, tools: readonly string[]): ApproveOutcome | undefined => {
+    if (!store || !pins?.write) return undefined;
+    const outcome = approveStored(store, server, tools);
+    if (outcome.kind === 'approved') {
+      clearTimeout(rebuildTimer);
+      rebuild();
+    }
+    return outcome;
+  };
+  return {
+    pool,
+    current: () => shelf,
+    view,
+    config: () => config,
+    summary: () => summarize(config, pool.summary(), shelf, pool.toolsByServer(), version),
+    trust: () => trustView,
+    pins: (server) => store?.load(server),
+    approve: approveHeld,
+    reload,
+    close,
+  };
 }
 

@@ -282,11 +282,28 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
         summary: opened.summary(),
         upstreams: pool.summary(),
         viewShelf: (name) => opened.view(name),
+        pins: (server) => opened.pins(server),
         clients: [...sessions.values()].map((s) => ({ session: s.id, ...(s.clientName ? { name: s.clientName } : {}), promoted: s.promotedTools })),
       }),
     search: (query, limit, view) => {
       if (view !== undefined && !Object.hasOwn(opened.config().views, view)) return undefined;
       return playgroundSearch(view === undefined ? opened.current() : opened.view(view), query, limit);
+    },
+    approve: (server, tools) => {
+      let outcome;
+      try {
+        outcome = opened.approve(server, tools);
+      } catch (error) {
+        return { error: `cannot write the pins of "${server}": ${(error as Error).message}` };
+      }
+      if (outcome === undefined) return { error: 'this toolshelf keeps no pins it may write (trust is checked in memory only)' };
+      if (outcome.kind === 'approved') {
+        logger.info(`approved on the dashboard: ${[...outcome.approval.approved.map((t) => `${server} ${t}`), ...(outcome.approval.instructions ? [`${server} instructions`] : [])].join(', ')}`);
+        return { approved: outcome.approval.approved, instructions: outcome.approval.instructions };
+      }
+      if (outcome.kind === 'nothing_held') return { error: `nothing of "${server}" is held for review` };
+      if (outcome.kind === 'not_held') return { error: `not held for review: ${outcome.notHeld.join(', ')}` };
+      return { error: `the pins of "${server}" kept changing while approving; try again` };
     },
     signIn: (server) => {
       const started = pool.signInNow(server);

@@ -11,7 +11,8 @@ import type { Config } from '../config/types.js';
 import { suggestNames } from '../discovery/suggest.js';
 import { printableLine } from '../lib/printable.js';
 import { stateDir } from '../lib/stateDir.js';
-import { approve, summary, type HeldVersion, type ServerPins } from '../trust/judge.js';
+import { approveStored, type ApproveOutcome } from '../trust/approval.js';
+import { summary, type HeldVersion, type ServerPins } from '../trust/judge.js';
 import { diffPins } from '../trust/pin.js';
 import { PinStore } from '../trust/store.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport } from './common.js';
@@ -110,13 +111,10 @@ function quoteArg(text: string): string {
   return /^[\w.@%+=:,/-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`;
 }
 
-/** How often `approve` reads and writes again when a running gateway wrote the pins meanwhile. */
-const MAX_APPROVE_ATTEMPTS = 5;
-
 /** Says which of `names` are not held, with the closest held tool. */
-function notHeldLines(server: string, names: readonly string[], pins: ServerPins, err: (text: string) => void): void {
+function notHeldLines(server: string, names: readonly string[], held: readonly string[], err: (text: string) => void): void {
   for (const name of names) {
-    const [near] = suggestNames(name, Object.keys(pins.held), 1);
+    const [near] = suggestNames(name, held, 1);
     err(`toolshelf: "${printableLine(name, 200)}" of "${server}" is not held for review${near ? `; did you mean "${near}"?` : ''}\n`);
   }
 }
@@ -136,24 +134,17 @@ export async function runApprove(argv: string[], out: (text: string) => void): P
     const [near] = suggestNames(server, keys, 1);
     return err(`toolshelf: no server "${printableLine(server, 200)}" in the config${near ? `; did you mean "${near}"?` : ''}\n`), EXIT_USAGE;
   }
-  // A running gateway may write the pins between our read and write: then read and approve again.
-  let result: ReturnType<typeof approve> | undefined;
-  for (let attempt = 0; attempt < MAX_APPROVE_ATTEMPTS && result === undefined; attempt += 1) {
-    const pins = opened.store.load(server);
-    if (!pins || (Object.keys(pins.held).length === 0 && !pins.heldInstructions)) return err(`toolshelf: nothing of "${server}" is held for review\n`), EXIT_FAILURE;
-    const attempted = approve(pins, tools);
-    if (attempted.approved.length === 0 && !attempted.instructions) {
-      notHeldLines(server, attempted.notHeld, pins, err);
-      return EXIT_FAILURE;
-    }
-    try {
-      if (opened.store.save(server, attempted.pins)) result = attempted;
-    } catch (error) {
-      return err(`toolshelf: cannot write the pins of "${server}": ${(error as Error).message}\n`), EXIT_FAILURE;
-    }
-    if (result) notHeldLines(server, result.notHeld, pins, err);
+  let outcome: ApproveOutcome;
+  try {
+    outcome = approveStored(opened.store, server, tools);
+  } catch (error) {
+    return err(`toolshelf: cannot write the pins of "${server}": ${(error as Error).message}\n`), EXIT_FAILURE;
   }
-  if (!result) return err(`toolshelf: the pins of "${server}" kept changing while approving; try again\n`), EXIT_FAILURE;
+  if (outcome.kind === 'nothing_held') return err(`toolshelf: nothing of "${server}" is held for review\n`), EXIT_FAILURE;
+  if (outcome.kind === 'not_held') return notHeldLines(server, outcome.notHeld, outcome.held, err), EXIT_FAILURE;
+  if (outcome.kind === 'busy') return err(`toolshelf: the pins of "${server}" kept changing while approving; try again\n`), EXIT_FAILURE;
+  const result = outcome.approval;
+  notHeldLines(server, result.notHeld, Object.keys(outcome.before.held), err);
   for (const name of result.approved) out(`approved: ${server} ${printableLine(name, 200)}`);
   if (result.instructions) out(`approved: ${server} instructions`);
   return result.notHeld.length > 0 ? EXIT_FAILURE : EXIT_OK;

@@ -14,6 +14,7 @@
  * | `GET /ui/api/events` | server-sent events: every {@link ActivityItem} as it happens, the recent ones first |
  * | `POST /ui/api/search` | `{query, limit?, view?}` → {@link PlaygroundAnswer} (CSRF) |
  * | `POST /ui/api/sign-in` | `{server}`: begins that upstream's browser sign-in (CSRF) |
+ * | `POST /ui/api/approve` | `{server, tools?}`: pins held versions as reviewed (CSRF) |
  * | `POST /ui/api/login-code` | with the gateway's bearer token: a one-time login path for `toolshelf ui` |
  *
  * Source: docs/dashboard.md; WHATWG HTML › Server-sent events; W3C CSP Level 3.
@@ -35,6 +36,11 @@ export interface DashboardSource {
   search(query: string, limit: number, view?: string): Promise<PlaygroundAnswer> | undefined;
   /** Begins the browser sign-in of an upstream that waits for one; false when it does not. */
   signIn(server: string): boolean;
+  /**
+   * Approves held versions of `server`'s `tools` (all it holds when empty), as `toolshelf approve`
+   * does: what was approved, or why nothing was (a pin file that cannot be written included).
+   */
+  approve(server: string, tools: readonly string[]): { readonly approved: readonly string[]; readonly instructions: boolean } | { readonly error: string };
   readonly activity: Activity;
 }
 
@@ -142,12 +148,18 @@ export function dashboardRoutes(options: DashboardOptions): DashboardHandler {
       streamEvents(res, source.activity, Number(header(req, 'last-event-id') ?? 0));
       return true;
     }
-    if (path === '/ui/api/search' || path === '/ui/api/sign-in') {
+    if (path === '/ui/api/search' || path === '/ui/api/sign-in' || path === '/ui/api/approve') {
       if (method !== 'POST') return methodNotAllowed(res, 'POST'), true;
       if (!access.csrfMatches(session, header(req, CSRF_HEADER))) return sendJson(res, 403, { error: `missing or wrong ${CSRF_HEADER} header` }), true;
       const body = await readJsonBody(req);
       if (!body.ok) return sendJson(res, body.status, { error: body.error }), true;
-      const fields = (typeof body.value === 'object' && body.value !== null ? body.value : {}) as { query?: unknown; limit?: unknown; server?: unknown; view?: unknown };
+      const fields = (typeof body.value === 'object' && body.value !== null ? body.value : {}) as { query?: unknown; limit?: unknown; server?: unknown; view?: unknown; tools?: unknown };
+      if (path === '/ui/api/approve') {
+        const tools = fields.tools ?? [];
+        if (typeof fields.server !== 'string' || !Array.isArray(tools) || !tools.every((t) => typeof t === 'string')) return sendJson(res, 400, { error: 'give {"server": KEY, "tools": [NAME, …]}' }), true;
+        const outcome = source.approve(fields.server, tools as string[]);
+        return sendJson(res, 'error' in outcome ? 409 : 200, outcome), true;
+      }
       if (path === '/ui/api/sign-in') {
         if (typeof fields.server !== 'string') return sendJson(res, 400, { error: 'server must be a server key' }), true;
         return source.signIn(fields.server) ? sendJson(res, 202, { started: true }) : sendJson(res, 409, { error: `"${fields.server}" is not waiting for a sign-in` }), true;

@@ -13,6 +13,10 @@ import { modernTools } from '../gateway/modern/server.js';
 import { legacyTools, sessionSettings } from '../gateway/session.js';
 import { jsonBytes, textBytes } from '../schema/measure.js';
 import type { Shelf } from '../gateway/types.js';
+import { printableLine } from '../lib/printable.js';
+import type { HoldReason, ServerPins } from '../trust/judge.js';
+import { diffPins } from '../trust/pin.js';
+import type { Finding } from '../trust/scan.js';
 import type { BuiltShelf } from '../shelf.js';
 import type { StartSummary } from '../summary.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
@@ -51,6 +55,19 @@ export interface ToolView {
   readonly rung: number;
   /** The clients (labels of {@link ClientView}) whose list this tool was promoted into. */
   readonly promotedIn: readonly string[];
+  /** Its pin (docs/security.md): `pinned` on first use, `reviewed` once a person approved it; absent without a pin store. */
+  readonly pin?: 'pinned' | 'reviewed';
+}
+
+/** Something held for review: a tool's new version, or a server's instructions (what `toolshelf review` shows). */
+export interface ReviewItem {
+  readonly server: string;
+  /** The tool's name on its upstream; absent for the server's instructions. */
+  readonly tool?: string;
+  readonly reason: HoldReason | 'instructions';
+  /** What changed since the pin, field by field (one printable line each); for new tools and instructions, the text as it is now. */
+  readonly changes: readonly { readonly field: string; readonly before?: string; readonly after?: string }[];
+  readonly findings: readonly { readonly kind: string; readonly where: string; readonly excerpt: string }[];
 }
 
 /** One connected legacy-era client (a 2026-07-28 client has no session to show). */
@@ -95,6 +112,8 @@ export interface DashboardState {
   readonly manifests: readonly ManifestView[];
   /** The config's views, in the config's order; empty when it defines none. */
   readonly views: readonly ViewView[];
+  /** What is held for review, server by server in config order. */
+  readonly review: readonly ReviewItem[];
 }
 
 /** What {@link dashboardState} reads. */
@@ -107,6 +126,8 @@ export interface StateInput {
   readonly clients: readonly ClientView[];
   /** The shelf of view `name` (openShelf.ts `view`). */
   readonly viewShelf: (name: string) => Shelf;
+  /** The pins of a server (openShelf.ts `pins`); undefined without a pin store. */
+  readonly pins: (server: string) => ServerPins | undefined;
 }
 
 /**
@@ -126,6 +147,7 @@ export function dashboardState(input: StateInput): DashboardState {
   const { catalogue } = shelf;
   const promotedIn = new Map<string, string[]>();
   for (const client of input.clients) for (const name of client.promoted) promotedIn.set(name, [...(promotedIn.get(name) ?? []), client.session]);
+  const pinsBy = new Map(Object.keys(config.mcpServers).map((server) => [server, input.pins(server)]));
   const servers = input.upstreams.map((upstream): ServerView => {
     const entries = catalogue.entries.filter((e) => e.server === upstream.key);
     const counts = catalogue.counts.get(upstream.key) ?? { direct: 0, deferred: 0, hidden: 0 };
@@ -152,6 +174,7 @@ export function dashboardState(input: StateInput): DashboardState {
       wireBytes: entry.projected.projectedBytes,
       rung: entry.projected.rung,
       promotedIn: promotedIn.get(entry.qualifiedName) ?? [],
+      ...pinOf(pinsBy.get(entry.server), entry.upstreamName),
     }),
   );
   return {
@@ -172,12 +195,37 @@ export function dashboardState(input: StateInput): DashboardState {
       const viewed = input.viewShelf(name);
       return { name, tools: viewed.catalogue.entries.map((e) => e.qualifiedName), manifests: manifests(config, viewed) };
     }),
+    review: [...pinsBy].flatMap(([server, pins]) => (pins ? reviewItems(server, pins) : [])),
   };
 }
 
 /** A tool declared directly by its upstream, as the all-direct figure counts it (summary.ts). */
 function directDeclaration(entry: CatalogEntry): Tool {
   return { ...wireTool(entry), description: entry.tool.description ?? '', inputSchema: entry.tool.inputSchema as Tool['inputSchema'] };
+}
+
+/** Longest line shown for one reviewed field, in characters. */
+const MAX_FIELD_CHARS = 4000;
+
+/** `{pin}` for a tool `pins` holds, else nothing. */
+function pinOf(pins: ServerPins | undefined, tool: string): { pin?: 'pinned' | 'reviewed' } {
+  const pinned = pins?.tools[tool];
+  return pinned ? { pin: pinned.reviewed ? 'reviewed' : 'pinned' } : {};
+}
+
+/** What `server`'s pins hold for review, every upstream string one printable line (as `toolshelf review` prints it). */
+function reviewItems(server: string, pins: ServerPins): ReviewItem[] {
+  const show = (text: string): string => printableLine(text, MAX_FIELD_CHARS);
+  const findings = (list: readonly Finding[]) => list.map((f) => ({ kind: f.kind, where: f.where, excerpt: show(f.excerpt) }));
+  const items: ReviewItem[] = Object.entries(pins.held).map(([tool, version]) => ({
+    server,
+    tool,
+    reason: version.reason,
+    changes: diffPins(pins.tools[tool]?.text ?? {}, version.text).map((c) => ({ field: c.field, ...(c.before !== undefined ? { before: show(c.before) } : {}), ...(c.after !== undefined ? { after: show(c.after) } : {}) })),
+    findings: findings(version.findings),
+  }));
+  if (pins.heldInstructions) items.push({ server, reason: 'instructions', changes: [{ field: 'instructions', after: show(pins.heldInstructions.text) }], findings: findings(pins.heldInstructions.findings) });
+  return items;
 }
 
 /** Bytes of `tools` as a tools/list result's array holds them; 0 for none. */

@@ -304,3 +304,42 @@ describe.skipIf(!CHROMIUM)('the dashboard narrowed to a view', () => {
     }
   });
 });
+
+describe.skipIf(!CHROMIUM)('review and approve on the dashboard', () => {
+  it('shows a flagged tool with its findings, and Approve makes it callable', async () => {
+    const path = writeConfig({ mcpServers: { notes: { command: 'node', args: [fixture('injected.mjs')], protocol: 'legacy' } } });
+    const gateway = await startHttp(path);
+    const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    try {
+      const client = await gateway.connect();
+      const call = () => client.callTool({ name: 'call_tool', arguments: { name: 'notes__sync_notes', arguments: {} } });
+      const held = await call();
+      expect(held.isError).toBe(true);
+      expect(JSON.stringify(held.content)).toContain('toolshelf approve notes sync_notes');
+
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${new URL(gateway.url).origin}/`);
+      await page.getByRole('button', { name: /^Review/ }).click();
+      const review = page.getByTestId('review');
+      await review.waitFor();
+      const item = review.locator('> li', { hasText: 'sync_notes' });
+      expect(await item.textContent()).toContain('flagged by the scanner');
+      expect(await item.locator('li', { hasText: 'found tag at $.description' }).count()).toBe(1);
+      await page.screenshot({ path: join(process.env.TOOLSHELF_SCREENSHOTS ? resolve(process.env.TOOLSHELF_SCREENSHOTS) : tempDir('toolshelf-shots-'), 'review.png') });
+      await item.getByRole('button', { name: 'Approve sync_notes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Approved: sync_notes of notes' }).waitFor();
+
+      let answer = await call();
+      for (let i = 0; i < 100 && answer.isError; i += 1) answer = (await new Promise((r) => setTimeout(r, 100)), await call());
+      expect(answer.isError).not.toBe(true);
+      expect(answer.content).toEqual([{ type: 'text', text: 'sync_notes ok' }]);
+      // The page's next poll drops it; the server's flagged instructions stay held.
+      await item.waitFor({ state: 'detached' });
+      expect(await review.locator('> li', { hasText: 'instructions flagged by the scanner' }).count()).toBe(1);
+      await page.close();
+    } finally {
+      await browser.close();
+      await gateway.stop();
+    }
+  });
+});

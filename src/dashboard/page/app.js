@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import htm from 'htm';
 
 const html = htm.bind(h);
-const VIEWS = ['Servers', 'Tools', 'Search', 'Manifests', 'Activity'];
+const VIEWS = ['Servers', 'Tools', 'Review', 'Search', 'Manifests', 'Activity'];
 const MAX_ITEMS = 500;
 
 const number = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '');
@@ -58,7 +58,7 @@ function App() {
   return html`
     <header>
       <h1>toolshelf <span class="muted">${state.version}</span></h1>
-      <span class="totals" data-testid="totals">${t.direct} direct · ${t.deferred} deferred · ${t.hidden} hidden · first tools/list ${number(t.firstListBytes)} B vs ${number(t.allDirectBytes)} B all-direct (${saved}% smaller)</span>
+      <span class="totals" data-testid="totals">${t.direct} direct · ${t.deferred} deferred · ${t.hidden} hidden · first tools/list ${number(t.firstListBytes)} B vs ${number(t.allDirectBytes)} B all-direct (${saved >= 0 ? `${saved}% smaller` : `${-saved}% larger`})</span>
       ${state.views.length > 0 &&
       html`<label class="scope">View <select data-testid="scope" value=${scope} onChange=${(e) => setScope(e.currentTarget.value)}>
         <option value="">all clients</option>${state.views.map((v) => html`<option value=${v.name}>${v.name}</option>`)}
@@ -66,11 +66,12 @@ function App() {
       ${error && html`<span class="error" role="alert">${error}</span>`}
     </header>
     <nav aria-label="Views">
-      ${VIEWS.map((v) => html`<button type="button" aria-current=${view === v ? 'page' : undefined} onClick=${() => choose(v)}>${v}</button>`)}
+      ${VIEWS.map((v) => html`<button type="button" aria-current=${view === v ? 'page' : undefined} onClick=${() => choose(v)}>${v}${v === 'Review' && state.review.length > 0 ? html` <span class="count" aria-label=${`${state.review.length} held`}>${state.review.length}</span>` : ''}</button>`)}
     </nav>
     <main id="main" tabindex="-1">
       ${view === 'Servers' && html`<${Servers} state=${state} />`}
       ${view === 'Tools' && html`<${Tools} state=${state} scope=${scoped} />`}
+      ${view === 'Review' && html`<${Review} state=${state} />`}
       ${view === 'Search' && html`<${Search} csrf=${state.csrf} scope=${scope} />`}
       ${view === 'Manifests' && html`<${Manifests} manifests=${scoped ? scoped.manifests : state.manifests} />`}
       ${view === 'Activity' && html`<${ActivityView} items=${scope ? items.filter((i) => i.kind !== 'trace' || i.event.view === scope) : items} state=${state} />`}
@@ -122,11 +123,12 @@ function Tools({ state, scope }) {
       <span class="muted">${shown.length} of ${state.tools.length}</span>
     </form>
     <div class="scroll"><table class="cards" data-testid="tools">
-      <thead><tr><th>tool</th><th>exposure</th><th>annotations</th><th class="num">schema bytes (declared → wire)</th><th>promoted in</th><th>description</th></tr></thead>
+      <thead><tr><th>tool</th><th>exposure</th><th>pin</th><th>annotations</th><th class="num">schema bytes (declared → wire)</th><th>promoted in</th><th>description</th></tr></thead>
       <tbody>${shown.map(
         (t) => html`<tr>
           <th scope="row"><code>${t.name}</code></th>
           <td data-label="exposure">${t.exposure}</td>
+          <td data-label="pin">${t.pin ?? ''}</td>
           <td data-label="annotations">${Object.entries(t.annotations ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => html`<span class="chip">${k}: ${String(v)}</span>`)}</td>
           <td data-label="schema bytes" class="num">${number(t.canonicalBytes)} → ${number(t.wireBytes)}${t.rung ? html` <span class="chip">rung ${t.rung}</span>` : ''}</td>
           <td data-label="promoted in">${t.promotedIn.map((s) => html`<span class="chip">${s.slice(0, 8)}</span>`)}</td>
@@ -134,6 +136,33 @@ function Tools({ state, scope }) {
         </tr>`,
       )}</tbody>
     </table></div>`;
+}
+
+const REASONS = { changed: 'changed since it was pinned', new: 'new, not pinned yet', flagged: 'flagged by the scanner', instructions: 'instructions flagged by the scanner' };
+
+function Review({ state }) {
+  const [note, setNote] = useState(undefined);
+  const approve = async (item) => {
+    try {
+      const done = await api('/ui/api/approve', { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshelf-csrf': state.csrf }, body: JSON.stringify({ server: item.server, tools: item.tool ? [item.tool] : [] }) });
+      setNote(`Approved: ${[...done.approved, ...(done.instructions ? ['instructions'] : [])].join(', ')} of ${item.server}. Clients see it at their next list.`);
+    } catch (err) {
+      setNote(err.message);
+    }
+  };
+  return html`<h2>Held for review</h2>
+    <p class="muted">A tool that changed after it was pinned, a new one held by the config, or one the scanner flagged stays out of every client's list, search and calls until approved here or with <code>toolshelf approve</code>. Upstream text is shown as one line per field, control characters escaped.</p>
+    ${note && html`<p role="status">${note}</p>`}
+    ${state.review.length === 0
+      ? html`<p data-testid="review-empty">Nothing is held for review.</p>`
+      : html`<ul class="review" data-testid="review">${state.review.map(
+          (item) => html`<li>
+            <h3><code>${item.server}</code> ${item.tool ? html`<code>${item.tool}</code>` : 'instructions'} <span class="chip">${REASONS[item.reason] ?? item.reason}</span></h3>
+            ${item.findings.length > 0 && html`<ul>${item.findings.map((f) => html`<li>found <strong>${f.kind}</strong> at <code>${f.where}</code>: <code>${f.excerpt}</code></li>`)}</ul>`}
+            ${item.changes.map((c) => html`<div class="change"><div class="muted">${c.field}</div>${c.before !== undefined ? html`<pre class="before">- ${c.before}</pre>` : ''}${c.after !== undefined ? html`<pre class="after">+ ${c.after}</pre>` : ''}</div>`)}
+            <button type="button" class="primary" onClick=${() => approve(item)}>Approve${item.tool ? ` ${item.tool}` : ' instructions'}</button>
+          </li>`,
+        )}</ul>`}`;
 }
 
 function Search({ csrf, scope }) {
