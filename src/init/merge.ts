@@ -110,6 +110,46 @@ export function moveSecrets(servers: Readonly<Record<string, ServerEntry>>, keys
   return { servers: out, values, notes };
 }
 
+/** A plain `${NAME}` reference that is not escaped (`$${` is a literal `${`; config/interpolate.ts). */
+const PLAIN_REFERENCE = /(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * Gives each plain `${NAME}` in the entries `keys` that no toolshelf entry sets (`provided`) an empty
+ * default, `${NAME:-}`, with a note. Such a reference came from a client that filled it from its own
+ * environment (`${env:GH_TOKEN}` in Cursor); the clients that start toolshelf now may not have NAME,
+ * and toolshelf refuses a whole config with an unset `${NAME}` (docs/configuration.md): one server
+ * without its token should not take every other server with it. A value set later is still used.
+ * Pure.
+ */
+export function defaultUnsetReferences(servers: Readonly<Record<string, ServerEntry>>, keys: readonly string[], provided: ReadonlySet<string>): MovedSecrets {
+  const out: Record<string, ServerEntry> = {};
+  for (const [k, v] of Object.entries(servers)) setOwn(out, k, v);
+  const notes: string[] = [];
+  for (const key of new Set(keys)) {
+    const entry = out[key];
+    if (!entry) continue;
+    const named = new Set<string>();
+    const soften = (value: unknown): unknown => {
+      if (typeof value === 'string')
+        return value.replace(PLAIN_REFERENCE, (whole, name: string) => {
+          if (provided.has(name)) return whole;
+          named.add(name);
+          return `\${${name}:-}`;
+        });
+      if (Array.isArray(value)) return value.map(soften);
+      if (typeof value === 'object' && value !== null) {
+        const copy: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(value)) setOwn(copy, k, soften(v));
+        return copy;
+      }
+      return value;
+    };
+    setOwn(out, key, soften(entry) as ServerEntry);
+    for (const name of named) notes.push(`"${key}" reads \${${name}}, which no toolshelf entry sets: set ${name} where your clients start toolshelf; until then "${key}" starts without it (written \${${name}:-})`);
+  }
+  return { servers: out, values: new Map(), notes };
+}
+
 /** Sets `key` as an own property (a key from a file may be `__proto__`). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });

@@ -7,7 +7,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { isPlainObject } from '../lib/plainObject.js';
 import { CLIENT_LABELS, type ClientFile, type ClientId } from './clients.js';
 import { convertEntry, isToolshelfEntry, type ServerEntry } from './entries.js';
-import { mergeEntries, moveSecrets, type FoundEntry } from './merge.js';
+import { defaultUnsetReferences, mergeEntries, moveSecrets, type FoundEntry } from './merge.js';
 import { parseClientFile, serversKey } from './parse.js';
 
 /** How toolshelf is started: the command and arguments each client's entry gets. */
@@ -87,7 +87,8 @@ export function planInit(input: PlanInput): InitPlan {
   const existingServers = isPlainObject(input.existing?.mcpServers) ? (input.existing.mcpServers as Record<string, ServerEntry>) : {};
   const merged = mergeEntries(existingServers, found);
   const moved = input.keepSecrets ? undefined : moveSecrets(merged.servers, merged.added);
-  const servers = moved?.servers ?? merged.servers;
+  const unset = defaultUnsetReferences(moved?.servers ?? merged.servers, merged.added, new Set(moved?.values.keys() ?? []));
+  const servers = unset.servers;
   // Each file's imported entries, by the order of `input.files`.
   const importedBy = new Map<number, { key: string; as: string }[]>();
   found.forEach((f, i) => importedBy.set(foundFiles[i]!, [...(importedBy.get(foundFiles[i]!) ?? []), { key: f.key, as: merged.keys[i]! }]));
@@ -105,7 +106,7 @@ export function planInit(input: PlanInput): InitPlan {
   const config = { ...(input.existing ?? {}), mcpServers: servers };
   return {
     files,
-    config: { text: `${JSON.stringify(config, null, 2)}\n`, added: merged.added, conflicts: merged.conflicts, notes: [...notes, ...(moved?.notes ?? [])] },
+    config: { text: `${JSON.stringify(config, null, 2)}\n`, added: merged.added, conflicts: merged.conflicts, notes: [...notes, ...(moved?.notes ?? []), ...unset.notes] },
     rewrites,
     secrets: moved?.values ?? new Map(),
   };

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
 import { appConfigDir, clientFiles, defaultConfigPath, type ClientFile } from '../../src/init/clients.js';
 import { convertEntry, isToolshelfEntry } from '../../src/init/entries.js';
-import { mergeEntries, moveSecrets } from '../../src/init/merge.js';
+import { defaultUnsetReferences, mergeEntries, moveSecrets } from '../../src/init/merge.js';
 import { jsoncToJson, parseClientFile } from '../../src/init/parse.js';
 import { launchFor, planInit, toolshelfEntry } from '../../src/init/plan.js';
 
@@ -158,6 +158,21 @@ describe('merging', () => {
     expect(moved.servers.kept?.env).toEqual({ SECRET: 's' });
     expect([...moved.values]).toEqual([['GITHUB_TOKEN', 't1'], ['GH2_GITHUB_TOKEN', 't2'], ['LIN_AUTHORIZATION', 'Bearer z']]);
     expect(moved.notes[0]).toBe('"gh": env.GITHUB_TOKEN is now ${GITHUB_TOKEN}; its value goes in the env of each toolshelf entry written');
+  });
+});
+
+describe('references no toolshelf entry sets', () => {
+  it("Cursor's ${env:GH_TOKEN} gets an empty default, so the config still loads from a client without GH_TOKEN", () => {
+    const converted = convertEntry('cursor', 'github', { command: 'npx', args: ['-y', 'gh-mcp'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: '${env:GH_TOKEN}' } });
+    if (!converted.ok) throw new Error(converted.why);
+    const servers = { 'github-cursor': converted.entry, memory: { command: 'mcp-server-memory', env: { KEEP: '${HOME}' } } };
+    const softened = defaultUnsetReferences(servers, ['github-cursor'], new Set(['MOVED']));
+    expect(softened.servers['github-cursor']?.env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: '${GH_TOKEN:-}' });
+    // Entries not imported now, escaped literals and provided variables are left as they are.
+    expect(softened.servers.memory?.env).toEqual({ KEEP: '${HOME}' });
+    const kept = defaultUnsetReferences({ a: { command: 'x', args: ['$${LITERAL}', '${MOVED}'] } }, ['a'], new Set(['MOVED']));
+    expect(kept.servers.a?.args).toEqual(['$${LITERAL}', '${MOVED}']);
+    expect(softened.notes).toEqual(['"github-cursor" reads ${GH_TOKEN}, which no toolshelf entry sets: set GH_TOKEN where your clients start toolshelf; until then "github-cursor" starts without it (written ${GH_TOKEN:-})']);
   });
 });
 
