@@ -103,11 +103,11 @@ export function buildCatalogue(
       heldEntries.push({ qualifiedName: naming.names[i] as string, server: v.server, upstreamName: v.tool.name, reason });
       return;
     }
-    // Upstream text is cleaned once here, before anything shows it (docs/security.md).
-    const shown = cleanTool(v.tool);
-    if (removedTotal(shown.removed) > 0) cleaned.set(v.server, addRemoved(cleaned.get(v.server) ?? noneRemoved(), shown.removed));
+    let shown: ReturnType<typeof cleanTool>;
     let projected: ProjectedTool;
     try {
+      // Upstream text is cleaned once here, before anything shows it (docs/security.md).
+      shown = cleanTool(v.tool);
       projected = project(shown.tool, v.server);
     } catch (error) {
       // A hostile declaration (e.g. thousands of levels deep, or no object schema) must cost only that tool (DESIGN §11).
@@ -116,6 +116,7 @@ export function buildCatalogue(
       dropped.push({ server: v.server, tool: v.tool.name, reason });
       return;
     }
+    if (removedTotal(shown.removed) > 0) cleaned.set(v.server, addRemoved(cleaned.get(v.server) ?? noneRemoved(), shown.removed));
     entries.push({
       qualifiedName: naming.names[i] as string,
       server: v.server,

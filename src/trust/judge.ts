@@ -110,8 +110,15 @@ export function judgeListing(listing: Listing, pins: ServerPins | undefined, pol
     pinsChanged = true;
   };
   for (const tool of listing.tools) {
-    const version = pinOf(tool);
-    const findings = policy.scanner === 'off' ? [] : scanTool(tool, context);
+    let version: ToolPin;
+    let findings: readonly Finding[];
+    try {
+      version = pinOf(tool);
+      findings = policy.scanner === 'off' ? [] : scanTool(tool, context);
+    } catch {
+      // Nested too deeply to serialise: the catalogue drops such a declaration with a warning (catalog/build.ts), so it is never served.
+      continue;
+    }
     const pinned = pins?.tools[tool.name];
     const flaggedNow = findings.length > 0 && !(pinned?.hash === version.hash && pinned.reviewed === true);
     if (flaggedNow && policy.scanner === 'hold') {
