@@ -10,8 +10,9 @@
  * - roots/list: relayed to the legacy client whose call caused it, asked as input_required of a modern
  *   one, answered with no roots when no call waits (at the upstream's start-up) or its client has none.
  * - prompts/get whose upstream elicits: input_required for a modern client, relayed to a legacy one.
- * - A client of either era that did not declare the capability a tools/call's upstream asks for gets the same
- *   isError naming it; a modern prompts/get gets -32021 MissingRequiredClientCapability.
+ * - A client that did not declare the capability an upstream asks for is told which: a legacy tools/call in an
+ *   isError, a modern request (tools/call and prompts/get alike) in -32021 MissingRequiredClientCapability,
+ *   which MCP 2026-07-28 (SEP-2575) makes a MUST.
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,20 +116,19 @@ describe('upstream input requests across eras through the gateway', () => {
     expect(text(await legacy.getPrompt({ name }))).toBe('confirmed: accept {"ok":true}');
   });
 
-  it('a client of either era without sampling or elicitation gets an isError naming what it lacks, and the upstream is not left waiting', async () => {
+  it('a client without sampling or elicitation is told what it lacks: a legacy one in an isError, a modern one in -32021 (SEP-2575); the upstream is not left waiting', async () => {
     const [m, l] = [await client(gateway.url, 'm-bare', 'modern', {}), await client(gateway.url, 'l-bare', 'legacy', {})];
     try {
-      for (const bare of [m, l]) {
-        for (const [tool, capability] of [['asker__summarize', 'sampling'], ['asker__confirm', 'elicitation']] as const) {
-          const result = await bare.callTool({ name: tool, arguments: {} });
-          expect(result.isError).toBe(true);
-          expect(textOf(result)).toBe(
-            `Tool "${tool}" needs the client's ${capability} capability: upstream server "asker" asked for ${capability} during the call, and this client did not declare it, so the call failed. Use a client that supports ${capability}, or another tool.`,
-          );
-        }
-        // roots: a client without them has none to give, in either era (see the test above).
-        expect(textOf(await bare.callTool({ name: 'inputs__roots', arguments: {} }))).toBe('roots: ');
+      for (const [tool, capability] of [['asker__summarize', 'sampling'], ['asker__confirm', 'elicitation']] as const) {
+        const result = await l.callTool({ name: tool, arguments: {} });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toBe(
+          `Tool "${tool}" needs the client's ${capability} capability: upstream server "asker" asked for ${capability} during the call, and this client did not declare it, so the call failed. Use a client that supports ${capability}, or another tool.`,
+        );
+        await expect(m.callTool({ name: tool, arguments: {} })).rejects.toMatchObject({ code: -32021, data: { requiredCapabilities: { [capability]: {} } } });
       }
+      // roots: a client without them has none to give, in either era (see the test above).
+      for (const bare of [m, l]) expect(textOf(await bare.callTool({ name: 'inputs__roots', arguments: {} }))).toBe('roots: ');
       // Nothing held or abandoned: the next client's sampling on that upstream is routed as usual.
       expect(textOf(await legacy.callTool({ name: 'asker__summarize', arguments: {} }))).toBe('model said: legacy sampled');
     } finally {

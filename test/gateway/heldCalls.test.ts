@@ -3,8 +3,8 @@
  * context fields the SDK hands a tools/call handler: an upstream request becomes an input request
  * named by key (the upstream's own when it gave one), the retry's answer resolves it, a retry without
  * the answer asks again under a fresh state, an unknown or spent `requestState` gets -32602 with the
- * call-again text, a client without the capability gets -32021 (SEP-2575) on a prompts/get and the
- * upstream's own end on a tools/call, and a parked call says so.
+ * call-again text, a client without the capability gets -32021 (SEP-2575) on a prompts/get and a
+ * tools/call alike, and a parked call says so.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { CallToolRequest, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
@@ -73,14 +73,15 @@ describe('HeldCalls', () => {
     expect(upstreamGot).toMatch(/does not support elicitation\/create/);
   });
 
-  it('a tools/call whose upstream asks what the client cannot answer goes on to the upstream’s own result, the refusal named by capability', async () => {
+  it('a tools/call whose upstream asks what the client cannot answer fails the round with -32021 too (SEP-2575 MUST), the upstream refused by capability', async () => {
     const held = new HeldCalls();
-    const result = (await held.serve(request('c'), ctx(), async (_extra, origin) => {
-      const refusal = await origin.ask('elicitation/create', {}, new AbortController().signal).catch((error: unknown) => error);
-      return { content: [{ type: 'text', text: String((refusal as { capability?: string }).capability) }], isError: true };
-    })) as Round;
-    expect(result.resultType).toBeUndefined();
-    expect(result.content).toEqual([{ type: 'text', text: 'elicitation' }]);
+    let refusal: unknown;
+    const refused = held.serve(request('c'), ctx(), async (_extra, origin) => {
+      refusal = await origin.ask('elicitation/create', {}, new AbortController().signal).catch((error: unknown) => error);
+      return { content: [], isError: true };
+    });
+    await expect(refused).rejects.toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+    expect((refusal as { capability?: string }).capability).toBe('elicitation');
   });
 
   it('a round the client cancels ends the call: the upstream’s pending request gets an error rather than no answer', async () => {

@@ -22,11 +22,10 @@
  * so a round is answered once no new request came for {@link ROUND_SETTLE_MS}. While its client holds
  * the round, the call is parked (RequestOrigin.parked): its upstream waits on that answer.
  * A request the client did not declare the capability for (but roots/list, answered with no roots) gets the upstream -32601
- * ({@link ClientLacksCapability}), as a legacy client's call does: a tools/call then goes on to the upstream's own end and its
- * failure becomes an `isError` naming what the client lacks (dispatch.ts), the same answer in both eras;
- * a prompts/get or resources/read, which have no `isError`, fails the round with -32021 MissingRequiredClientCapability
- * (HTTP 400; SEP-2575). Either way the upstream ends the request by itself (not cancelled: a cancelled call would count
- * as abandoned, callRouting.ts).
+ * ({@link ClientLacksCapability}), as a legacy client's call does, and the round fails with -32021
+ * MissingRequiredClientCapability (HTTP 400; SEP-2575 makes it a MUST, tools/call included; a legacy client's
+ * tools/call gets an `isError` naming the same capability, dispatch.ts). The upstream ends the request by itself
+ * (not cancelled: a cancelled call would count as abandoned, callRouting.ts).
  * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests; issue #9 points 3 and 6.
  */
 import { randomBytes } from 'node:crypto';
@@ -120,12 +119,9 @@ class HeldCall<R extends Result> {
    * and the call itself goes on to fail as a legacy client's does, with an `isError` (breaker F5).
    */
   readonly key: string | undefined;
-  /** The held request's method: only a tools/call has an `isError` to say what the client lacks. */
-  private readonly method: string;
 
   constructor(request: HeldRequest) {
     this.key = requestKey(request);
-    this.method = request.method;
   }
 
   /** Starts the request for its first round (`request`, `ctx`), so the round's capabilities are known to its first upstream request. */
@@ -160,7 +156,7 @@ class HeldCall<R extends Result> {
    * Puts an upstream's request to the client in the next `input_required` round, under the
    * upstream's `key` when it gave one that is free; resolves with the client's answer from the retry.
    * When the client did not declare the capability, this rejects with -32601 ({@link ClientLacksCapability}; roots/list:
-   * resolves with no roots, relay.ts noRoots) and, but for a tools/call, the round fails with -32021; rejects on `signal`,
+   * resolves with no roots, relay.ts noRoots) and the round fails with -32021; rejects on `signal`,
    * and when the call ends here unanswered (cancelled, or no retry within {@link HOLD_MS}).
    */
   private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>> {
@@ -168,13 +164,13 @@ class HeldCall<R extends Result> {
       // A client without roots has none to give; on stdio the request may well be the upstream's own sync, not this call's need.
       if (method === 'roots/list') return Promise.resolve(noRoots());
       const lacks = new ClientLacksCapability(method);
-      if (this.method !== 'tools/call') {
-        this.refusal ??= new MissingRequiredClientCapabilityError(
-          { requiredCapabilities: { [lacks.capability]: {} } },
-          `The upstream server needs ${method} to go on with this request, and this client did not declare the ${lacks.capability} capability`,
-        );
-        this.wake?.();
-      }
+      // MCP 2026-07-28 (SEP-2575): a server that needs a capability the client did not declare MUST answer
+      // -32021, a tools/call included (the conformance suite checks it: test/e2e/conformanceNext.test.ts).
+      this.refusal ??= new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { [lacks.capability]: {} } },
+        `The upstream server needs ${method} to go on with this request, and this client did not declare the ${lacks.capability} capability`,
+      );
+      this.wake?.();
       return Promise.reject(lacks);
     }
     return new Promise((resolve, reject) => {
