@@ -59,7 +59,7 @@ transport.stderr?.on('data', (chunk) => {
 /** Resolves once the upstream is up (at start, or signed in after needing it); rejects when it failed. */
 async function upstreamSettled(deadline) {
   while (Date.now() < deadline) {
-    if (/connected \(conf: \d+ tools\)|upstream "conf" is signed in/.test(logged)) return;
+    if (/connected \(conf: \d+ tools?\)|upstream "conf" is signed in/.test(logged)) return;
     if (/upstream "conf" failed to start|sign-in to upstream "conf" failed/.test(logged)) throw new Error('the upstream did not come up');
     await new Promise((r) => setTimeout(r, 100));
   }
