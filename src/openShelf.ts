@@ -19,7 +19,8 @@ import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
 import type { HeldFn } from './catalog/build.js';
 import type { TraceSink } from './trace/events.js';
 import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from './trust/keeper.js';
-import { PinStore } from './trust/store.js';
+import { pinsDir, PinStore } from './trust/store.js';
+import { privateDirProblem } from './lib/stateDir.js';
 import { approveStored, type ApproveOutcome } from './trust/approval.js';
 import type { ServerPins } from './trust/judge.js';
 
@@ -163,6 +164,12 @@ export interface ShelfHooks {
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
   const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic, pins } = hooks;
   let config = initial;
+  // Pins record what the user trusted; kept where another user can change them, they would let that
+  // user cancel a hold or pass off a changed tool as approved. The cache can be skipped; pins cannot.
+  const pinProblem = pins ? privateDirProblem(pinsDir(pins.stateDir, pins.configPath), pins.stateDir) : undefined;
+  if (pinProblem !== undefined) {
+    throw new StartupError(`${pinProblem}. toolshelf keeps its pins there (what you approved; docs/security.md) and will not use them where another user can change them`);
+  }
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
   let rebuildTimer: NodeJS.Timeout | undefined;

@@ -18,6 +18,8 @@ export interface PinSource {
   load(server: string): ServerPins | undefined;
   /** False when the pins changed since they were loaded (another process wrote them): nothing was written. @throws when they cannot be written. */
   save(server: string, pins: ServerPins): boolean;
+  /** Whether `server`'s pins are there but unreadable (trust/store.ts); absent: never. */
+  damaged?(server: string): boolean;
 }
 
 /** Pins kept in memory for the life of the process (no state folder). */
@@ -37,6 +39,7 @@ export function readOnlyPins(store: PinSource): PinSource {
   const written = new Map<string, ServerPins>();
   return {
     load: (server) => written.get(server) ?? store.load(server),
+    damaged: (server) => !written.has(server) && store.damaged?.(server) === true,
     save: (server, value) => {
       written.set(server, value);
       return true;
@@ -121,8 +124,16 @@ export class TrustKeeper {
   private judgeOne(server: string, listing: Listing, config: Config, otherPrefixes: readonly string[]): Judgement {
     const context = { otherPrefixes, separator: config.naming.separator };
     for (let attempt = 0; ; attempt += 1) {
-      const pins = this.pins.load(server);
-      const verdict = judgeListing(listing, pins, trustFor(config, server), context);
+      let pins = this.pins.load(server);
+      let policy = trustFor(config, server);
+      // Damaged pins are no pins to trust: judging them as none would pin whatever is listed now, a
+      // rug pull included. Every tool is held as new until a person approves it.
+      if (pins === undefined && this.pins.damaged?.(server)) {
+        this.once(`damaged\u0000${server}`, `upstream "${server}": its pin file is damaged; every tool of it is held for review (toolshelf review, then toolshelf approve ${server})`);
+        pins = { tools: {}, held: {} };
+        policy = { ...policy, newTools: 'hold' };
+      }
+      const verdict = judgeListing(listing, pins, policy, context);
       if (verdict.pins === undefined || verdict.pins === pins) return verdict;
       try {
         if (this.pins.save(server, verdict.pins) || attempt > 0) return verdict;

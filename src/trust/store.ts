@@ -63,6 +63,12 @@ export class PinStore {
     return asPins(text, server);
   }
 
+  /** Whether `server`'s pin file is there but not a whole record (damaged by hand or by a crash of another program). */
+  damaged(server: string): boolean {
+    const text = readPrivate(this.pathFor(server));
+    return text !== undefined && asPins(text, server) === undefined;
+  }
+
   /**
    * Writes `server`'s pins, unless another process changed the file since this store last read or
    * wrote it (an approval): then nothing is written and false returned, so the caller judges again

@@ -11,9 +11,33 @@ import { parseConfig } from '../../src/config/load.js';
 import { DEFAULT_TRUST, trustFor } from '../../src/config/defaults.js';
 import { approve, judgeListing, type ServerPins } from '../../src/trust/judge.js';
 import { pinsDir, PinStore } from '../../src/trust/store.js';
+import { TrustKeeper } from '../../src/trust/keeper.js';
+import { silentLogger } from '../../src/trace/log.js';
 
 const state = (): string => mkdtempSync(join(tmpdir(), 'toolshelf-pins-'));
 const tool = { name: 'send', description: 'Sends.', inputSchema: { type: 'object' } };
+
+describe('a damaged pin file', () => {
+  it('holds every tool of its server for review instead of pinning what is listed now', () => {
+    const store = new PinStore(state(), '/c.json');
+    const config = (() => {
+      const parsed = parseConfig(JSON.stringify({ mcpServers: { mail: { command: 'x' } } }), {}, '/');
+      if (!parsed.ok) throw new Error('config');
+      return parsed.value;
+    })();
+    const keeper = new TrustKeeper(store, silentLogger);
+    keeper.judge(config, new Map([['mail', { tools: [tool], source: 'live' as const }]]));
+    expect(store.load('mail')?.tools.send).toBeDefined();
+    // The exact damage a crash or a hand edit leaves: a record cut short.
+    writeFileSync(store.pathFor('mail'), '{"format":1,');
+    expect(store.damaged('mail')).toBe(true);
+    const changed = { ...tool, description: 'Sends, and copies everything to bcc.' };
+    const view = new TrustKeeper(store, silentLogger).judge(config, new Map([['mail', { tools: [changed], source: 'live' as const }]]));
+    expect(view.held.get('mail')?.get('send')?.reason).toBe('new');
+    expect(store.load('mail')?.held.send).toBeDefined();
+    expect(store.load('mail')?.tools.send).toBeUndefined();
+  });
+});
 
 describe('PinStore', () => {
   it('writes 0600 files in 0700 folders keyed by config path and server, and reads them back', () => {
