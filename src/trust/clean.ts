@@ -15,7 +15,8 @@ export interface RemovedCounts {
   /** Bidirectional controls U+202A–202E, U+2066–2069, U+200E, U+200F, U+061C (text shown out of order). */
   bidi: number;
   /**
-   * Zero-width and other invisible characters: U+200B–200D, U+2060–2064, U+FEFF, U+180E, and a variation
+   * Zero-width and other invisible characters: U+200B–200D, U+2060–2064, U+FEFF, U+180E, the soft hyphen
+   * U+00AD, U+034F and the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, and a variation
    * selector that follows no visible character or another selector (a run of them carries hidden bytes).
    */
   zeroWidth: number;
@@ -77,11 +78,11 @@ export function cleanedWarning(server: string, what: string, removed: RemovedCou
 }
 
 /**
- * Anything that may need removing: C0/DEL/C1, U+061C, U+180E, U+200B–200F, U+2028–202E, U+2060–2069,
- * variation selectors, U+FEFF and (as surrogate pairs) tags U+E0000–E007F and selectors U+E0100–E01EF.
+ * Anything that may need removing: C0/DEL/C1, U+00AD, U+034F, U+061C, U+115F, U+1160, U+180E,
+ * U+200B–200F, U+2028–202E, U+2060–2069, U+3164, U+FFA0, variation selectors, U+FEFF and (as surrogate pairs) tags U+E0000–E007F and selectors U+E0100–E01EF.
  * Text without a match is returned as is, the common case, at the cost of one regex test.
  */
-const SUSPECT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufe00-\ufe0f\ufeff]|\r|\udb40[\udc00-\udc7f\udd00-\uddef]/;
+const SUSPECT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0]|\r|\udb40[\udc00-\udc7f\udd00-\uddef]/;
 const LINE_CHARS = /[\n\t]/;
 
 /**
@@ -229,7 +230,8 @@ export function cleanText(text: string, options: CleanOptions = {}): Cleaned {
       i += 1;
       continue;
     }
-    if (c === 0x200b || (c >= 0x2060 && c <= 0x2064) || c === 0xfeff || c === 0x180e) {
+    // Invisible too: the soft hyphen, the combining grapheme joiner and the Hangul fillers split words the model still reads whole.
+    if (c === 0x200b || (c >= 0x2060 && c <= 0x2064) || c === 0xfeff || c === 0x180e || c === 0x00ad || c === 0x034f || c === 0x115f || c === 0x1160 || c === 0x3164 || c === 0xffa0) {
       removed.zeroWidth += 1;
       i += 1;
       continue;

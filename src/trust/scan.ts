@@ -75,7 +75,7 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
   {
     kind: 'hidden_characters',
     // Tag characters, bidi controls and marks, zero-width characters (ZWJ is left to emoji), BOM, C0 but tab and line breaks, DEL, C1.
-    pattern: /[\u{e0000}-\u{e007f}\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b\u200c\u2060-\u2064\ufeff\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u,
+    pattern: /[\u{e0000}-\u{e007f}\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b\u200c\u2060-\u2064\ufeff\u00ad\u034f\u115f\u1160\u3164\uffa0\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u,
   },
 ];
 
@@ -86,16 +86,28 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
 export function scanText(text: string, where: string, context: ScanContext): Finding[] {
   const findings: Finding[] = [];
   const kinds = new Set<FindingKind>();
+  // Words are read as a model reads them: fullwidth and other compatibility forms folded (NFKC) and
+  // invisible characters that split a word dropped; hidden characters themselves are found in the text as given.
+  const read = readable(text);
   for (const { kind, pattern } of PATTERNS) {
     if (kinds.has(kind)) continue;
-    const match = pattern.exec(text);
+    const seen = kind === 'hidden_characters' ? text : read;
+    const match = pattern.exec(seen);
     if (!match) continue;
     kinds.add(kind);
-    findings.push({ kind, where, excerpt: excerpt(text, match.index, match[0].length) });
+    findings.push({ kind, where, excerpt: excerpt(seen, match.index, match[0].length) });
   }
-  const other = otherServerTool(text, context);
-  if (other) findings.push({ kind: 'other_server_tool', where, excerpt: excerpt(text, other.index, other.length) });
+  const other = otherServerTool(read, context);
+  if (other) findings.push({ kind: 'other_server_tool', where, excerpt: excerpt(read, other.index, other.length) });
   return findings;
+}
+
+/** Characters that split a word without showing: the soft hyphen, zero-width ones, the grapheme joiner, Hangul fillers. */
+const WORD_SPLITTERS = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0]/g;
+
+/** `text` as the patterns read it: NFKC (fullwidth `Ｉgnore` is `Ignore`), word splitters removed. */
+function readable(text: string): string {
+  return text.normalize('NFKC').replace(WORD_SPLITTERS, '');
 }
 
 /** Where `text` names a tool of another server (`mail__send_email`), if it does. */
@@ -128,6 +140,9 @@ export function scanTool(tool: UpstreamTool, context: ScanContext): Finding[] {
   const annotations = tool.annotations;
   if (isObject(annotations)) add(annotations.title, '$.annotations.title');
   walkSchema(tool.inputSchema, '$.inputSchema', add, 0, findings);
+  // The result's schema and the tool's _meta reach the client in tools/list as well.
+  walkSchema(tool.outputSchema, '$.outputSchema', add, 0, findings);
+  everyString(tool._meta, '$._meta', add, 0);
   return findings;
 }
 
@@ -149,17 +164,24 @@ function walkSchema(node: unknown, path: string, add: (text: unknown, where: str
   for (const [key, value] of Object.entries(node)) {
     const at = `${path}${member(key)}`;
     if (key === 'description' || key === 'title') add(value, at);
-    else if (key === 'enum' && Array.isArray(value)) value.forEach((item, i) => add(item, `${at}[${i}]`));
-    else if (key === 'const') add(value, at);
+    else if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') everyString(value, at, add, depth);
     else if ((key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') && isObject(value)) {
       for (const [name, schema] of Object.entries(value)) {
         const named = `${at}${member(name)}`;
-        // A parameter name is read by the model as it is: hidden characters there hide text too.
-        findings.push(...scanText(name, named, NO_CONTEXT).filter((f) => f.kind === 'hidden_characters'));
+        // A parameter name is read by the model as it is: instructions or hidden characters there count as anywhere else.
+        findings.push(...scanText(name, named, NO_CONTEXT));
         walkSchema(schema, named, add, depth + 1, findings);
       }
     } else walkSchema(value, at, add, depth + 1, findings);
   }
+}
+
+/** Adds every string in `value` (values, not keys), to {@link MAX_DEPTH}. */
+function everyString(value: unknown, path: string, add: (text: unknown, where: string) => void, depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  if (typeof value === 'string') return add(value, path);
+  if (Array.isArray(value)) return value.forEach((item, i) => everyString(item, `${path}[${i}]`, add, depth + 1));
+  if (isObject(value)) for (const [key, item] of Object.entries(value)) everyString(item, `${path}${member(key)}`, add, depth + 1);
 }
 
 const NO_CONTEXT: ScanContext = { otherPrefixes: [], separator: '' };
