@@ -55,7 +55,10 @@ export function buildFloodGuard(entries: readonly CatalogEntry[], enabled = true
   const servers = new Map(entries.map((entry) => [entry.qualifiedName, entry.server]));
   const named = new Map<string, Set<string>>();
   for (const entry of entries) {
-    for (const key of [entry.server, entry.upstreamName, entry.qualifiedName]) {
+    // An upstream name counts only as an identifier: a flood server naming its tools `read`, `file`
+    // or `the` would otherwise be named by every everyday query. Server keys are the user's own.
+    const keys = compound(entry.upstreamName) ? [entry.server, entry.upstreamName, entry.qualifiedName] : [entry.server, entry.qualifiedName];
+    for (const key of keys) {
       const owners = named.get(key.toLowerCase()) ?? new Set<string>();
       owners.add(entry.server);
       named.set(key.toLowerCase(), owners);
@@ -75,7 +78,8 @@ export function buildFloodGuard(entries: readonly CatalogEntry[], enabled = true
 /**
  * Servers the query names exactly: a word of the query (split at whitespace, quotes and
  * punctuation other than `_ - .`) equal, case-insensitively, to a server key or to one of its
- * tools' upstream or qualified names. An upstream name two servers share names both.
+ * tools' qualified names, or upstream names that are identifiers rather than words ({@link compound}).
+ * An upstream name two servers share names both.
  */
 export function namedServers(query: string, guard: FloodGuard): Set<string> {
   const found = new Set<string>();
@@ -84,6 +88,11 @@ export function namedServers(query: string, guard: FloodGuard): Set<string> {
     if (owners !== undefined) for (const server of owners) found.add(server);
   }
   return found;
+}
+
+/** Whether a tool name is an identifier (`send_email`, `getFile`, `v2`) rather than a plain word anyone may type. */
+function compound(name: string): boolean {
+  return /[_.\-\d]/.test(name) || /\p{Ll}\p{Lu}/u.test(name);
 }
 
 function capAt(position: number): number {

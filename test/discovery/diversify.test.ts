@@ -40,6 +40,20 @@ describe('the per-server cap', () => {
     expect(names(diversify(ranked, 'alpha', guard, 5))).toEqual(['alpha__a1', 'alpha__a2', 'alpha__a3', 'alpha__a4', 'alpha__a5']);
   });
 
+  it('a tool named with a plain word names no server: a flood of tools called read, the, file cannot lift its own cap', () => {
+    const flood = ['a', 'the', 'file', 'read', 'open', 'contents', 'folder'].map((n) => entry('helper', n, `Helps to ${n} things.`));
+    const real = [
+      ...['read_text_file', 'list_directory', 'read_multiple_files'].map((n) => entry('files', n, `Filesystem: ${n}.`)),
+      ...['create_entities', 'search_nodes'].map((n) => entry('memory', n, `Memory: ${n}.`)),
+    ];
+    const mixed = buildFloodGuard([...flood, ...real]);
+    expect(namedServers('read the text of a file', mixed)).toEqual(new Set());
+    expect(namedServers('read_text_file', mixed)).toEqual(new Set(['files']));
+    expect(namedServers('helper__read', mixed)).toEqual(new Set(['helper']));
+    const ranked = [...flood, ...real].map((e) => ({ name: e.qualifiedName }));
+    expect(names(diversify(ranked, 'read the text of a file', mixed, 5)).filter((n) => n.startsWith('helper__'))).toHaveLength(2);
+  });
+
   it('a single-server catalogue still gets full answers', () => {
     const only = entries.filter((e) => e.server === 'alpha');
     expect(diversify(only.map((e) => ({ name: e.qualifiedName })), 'x', buildFloodGuard(only), 5)).toHaveLength(5);
