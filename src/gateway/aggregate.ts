@@ -6,6 +6,7 @@
  * own scheme so that each URI names exactly one upstream.
  */
 import { assignNames, type NamingOptions } from '../catalog/naming.js';
+import { cleanText } from '../trust/clean.js';
 
 /** Where a client-visible URI or prompt name lives upstream. */
 export interface Route {
@@ -37,6 +38,29 @@ export function parseGatewayUri(uri: string): Route | undefined {
   }
 }
 
+/** Fields of a listed prompt, resource, template or prompt argument whose text a client shows a model or a person. */
+const SHOWN_FIELDS = ['name', 'title', 'description'] as const;
+
+/**
+ * `item` with its shown text cleaned as tool text is (trust/clean.ts: controls, escape sequences, tag,
+ * bidi and invisible characters removed) and its prompt arguments likewise; URIs, URI templates and
+ * every other field stay as listed, since they route and identify. docs/security.md.
+ */
+export function cleanListed(item: Item): Item {
+  let out: Item | undefined;
+  for (const field of SHOWN_FIELDS) {
+    const value = item[field];
+    if (typeof value !== 'string') continue;
+    const cleaned = cleanText(value).text;
+    if (cleaned !== value) (out ??= { ...item })[field] = cleaned;
+  }
+  if (Array.isArray(item.arguments)) {
+    const args = item.arguments.map((arg: unknown) => (typeof arg === 'object' && arg !== null && !Array.isArray(arg) ? cleanListed(arg as Item) : arg));
+    if (args.some((arg, i) => arg !== (item.arguments as unknown[])[i])) (out ??= { ...item }).arguments = args;
+  }
+  return out ?? item;
+}
+
 /**
  * Merges resources listed per server (in server order). The first server to list a URI keeps it;
  * a later duplicate gets {@link gatewayUri}. Items without a string `uri` are dropped.
@@ -50,7 +74,8 @@ export function mergeResources(perServer: readonly (readonly [string, readonly I
       const visible = routes.has(resource.uri) ? gatewayUri(server, resource.uri) : resource.uri;
       if (routes.has(visible)) continue;
       routes.set(visible, { server, upstream: resource.uri });
-      items.push(visible === resource.uri ? resource : { ...resource, uri: visible });
+      const shown = cleanListed(resource);
+      items.push(visible === resource.uri ? shown : { ...shown, uri: visible });
     }
   }
   return { items, routes };
@@ -74,7 +99,7 @@ export function mergePrompts(
   const items = flat.map((f, i) => {
     const visible = names[i] as string;
     routes.set(visible, { server: f.server, upstream: f.name });
-    return { ...f.prompt, name: visible };
+    return { ...cleanListed(f.prompt), name: visible };
   });
   return { items, routes };
 }

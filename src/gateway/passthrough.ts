@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { NamingOptions } from '../catalog/naming.js';
-import { mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
+import { cleanListed, mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
 import { jsonBytes } from '../schema/measure.js';
 import { handleRequest, type Extra } from './handlers.js';
 import type { HeldRequest } from './modern/heldCalls.js';
@@ -175,7 +175,7 @@ async function listResourcesInto(directory: UpstreamDirectory, routes: SharedRou
 /** Lists every upstream's resource templates into `routes.templates`. */
 async function listTemplatesInto(directory: UpstreamDirectory, routes: SharedRoutes): Promise<Item[]> {
   routes.templates = await listEverywhere(directory, holdersOf(directory, 'resources'), 'resources/templates/list', 'resourceTemplates');
-  return routes.templates.flatMap(([, t]) => t);
+  return routes.templates.flatMap(([, t]) => t.map(cleanListed));
 }
 
 /**
