@@ -10,7 +10,7 @@
  * exchange; only the path is shorter (issue #9 "Numbers"). Source: MCP spec, Utilities ›
  * Cancellation and › Progress; 2026-07-28 Server › Tools (`resultType`); DESIGN §11.
  */
-import { ProtocolError, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../lib/plainObject.js';
 import { isTextBlocks } from '../lib/textContent.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_TOTAL_MS, withoutServerInfo, type CallContext } from './calls.js';
@@ -129,8 +129,15 @@ export function sendDirectToolCall(
             options.onProgress?.(params as { progress: number });
           },
           settle: (response) => {
-            if ('result' in response) settleResult(response.result);
-            else end(failure(ProtocolError.fromError(response.error.code, response.error.message, response.error.data)));
+            if (!('result' in response)) return end(failure(ProtocolError.fromError(response.error.code, response.error.message, response.error.data)));
+            // A result that is not an object (null, a string) or that the Client's engine throws on must still end the call.
+            const raw: unknown = response.result;
+            if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return end(failure(new ProtocolError(ProtocolErrorCode.InvalidRequest, 'the upstream answered the call with a result that is not an object')));
+            try {
+              settleResult(raw as Record<string, unknown>);
+            } catch (error) {
+              end(failure(error));
+            }
           },
           closed: () => end(failure(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'))),
         },

@@ -187,6 +187,7 @@ export class ChildStdioTransport implements Transport {
     const data = asMessage(parsed);
     if (!data) {
       this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 120)}`));
+      this.failMalformedResponse(parsed);
       return;
     }
     if ('method' in data) return this.onmessage?.(data);
@@ -207,6 +208,20 @@ export class ChildStdioTransport implements Transport {
     const id = oversizedResponseId(line);
     if (this.direct.settle(id, { error: { code: ProtocolErrorCode.InternalError, message: reason } })) return;
     if (id === undefined || !this.pending.delete(id)) return;
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: reason } });
+  }
+
+  /**
+   * A line that is no JSON-RPC message was dropped. When it carries the id of one of our pending
+   * requests and no method (an answer whose result is null, a string, or an object the schema
+   * refuses), that request fails at once instead of waiting for its timeout.
+   */
+  private failMalformedResponse(value: unknown): void {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || 'method' in value) return;
+    const id = (value as { id?: unknown }).id;
+    const reason = 'the upstream answered with a message that is not a valid JSON-RPC response (a result must be an object)';
+    if (this.direct.settle(id, { error: { code: ProtocolErrorCode.InternalError, message: reason } })) return;
+    if ((typeof id !== 'string' && typeof id !== 'number') || !this.pending.delete(id)) return;
     this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: reason } });
   }
 
