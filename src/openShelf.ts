@@ -21,7 +21,7 @@ import type { TraceSink } from './trace/events.js';
 import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from './trust/keeper.js';
 import { pinsDir, PinStore } from './trust/store.js';
 import { privateDirProblem } from './lib/stateDir.js';
-import { approveStored, type ApproveOutcome } from './trust/approval.js';
+import { approveStored, rejectStored, type ApproveOutcome } from './trust/approval.js';
 import type { ServerPins } from './trust/judge.js';
 
 /**
@@ -101,6 +101,8 @@ export interface OpenShelf {
    * them; undefined without a pin store this process writes. @throws when the pins cannot be written.
    */
   approve(server: string, tools: readonly string[]): ApproveOutcome | undefined;
+  /** Rejects held versions on review (trust/approval.ts `rejectStored`): they stay held, their warning is no longer news. As {@link OpenShelf.approve}. */
+  reject(server: string, tools: readonly string[]): ApproveOutcome | undefined;
   /** Ends every upstream. */
   close(): Promise<void>;
 }
@@ -272,9 +274,9 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     }
     return held;
   };
-  const approveHeld = (server: string, tools: readonly string[]): ApproveOutcome | undefined => {
+  const decideHeld = (decide: typeof approveStored) => (server: string, tools: readonly string[]): ApproveOutcome | undefined => {
     if (!store || !pins?.write) return undefined;
-    const outcome = approveStored(store, server, tools);
+    const outcome = decide(store, server, tools);
     if (outcome.kind === 'approved') {
       clearTimeout(rebuildTimer);
       rebuild();
@@ -289,7 +291,8 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     summary: () => summarize(config, pool.summary(), shelf, pool.toolsByServer(), version),
     trust: () => trustView,
     pins: (server) => store?.load(server),
-    approve: approveHeld,
+    approve: decideHeld(approveStored),
+    reject: decideHeld(rejectStored),
     reload,
     close,
   };

@@ -289,21 +289,22 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       if (view !== undefined && !Object.hasOwn(opened.config().views, view)) return undefined;
       return playgroundSearch(view === undefined ? opened.current() : opened.view(view), query, limit);
     },
-    approve: (server, tools) => {
+    approve: (server, tools, decision) => {
       let outcome;
       try {
-        outcome = opened.approve(server, tools);
+        outcome = decision === 'reject' ? opened.reject(server, tools) : opened.approve(server, tools);
       } catch (error) {
         return { error: `cannot write the pins of "${server}": ${(error as Error).message}` };
       }
       if (outcome === undefined) return { error: 'this toolshelf keeps no pins it may write (trust is checked in memory only)' };
       if (outcome.kind === 'approved') {
-        logger.info(`approved on the dashboard: ${[...outcome.approval.approved.map((t) => `${server} ${t}`), ...(outcome.approval.instructions ? [`${server} instructions`] : [])].join(', ')}`);
+        const done = decision === 'reject' ? 'rejected' : 'approved';
+        logger.info(`${done} on the dashboard: ${[...outcome.approval.approved.map((t) => `${server} ${t}`), ...(outcome.approval.instructions ? [`${server} instructions`] : [])].join(', ')}`);
         return { approved: outcome.approval.approved, instructions: outcome.approval.instructions };
       }
       if (outcome.kind === 'nothing_held') return { error: `nothing of "${server}" is held for review` };
       if (outcome.kind === 'not_held') return { error: `not held for review: ${outcome.notHeld.join(', ')}` };
-      return { error: `the pins of "${server}" kept changing while approving; try again` };
+      return { error: `the pins of "${server}" kept changing meanwhile; try again` };
     },
     signIn: (server) => {
       const started = pool.signInNow(server);

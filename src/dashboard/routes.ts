@@ -15,6 +15,7 @@
  * | `POST /ui/api/search` | `{query, limit?, view?}` → {@link PlaygroundAnswer} (CSRF) |
  * | `POST /ui/api/sign-in` | `{server}`: begins that upstream's browser sign-in (CSRF) |
  * | `POST /ui/api/approve` | `{server, tools?}`: pins held versions as reviewed (CSRF) |
+ * | `POST /ui/api/reject` | `{server, tools?}`: records held versions as rejected; they stay held (CSRF) |
  * | `POST /ui/api/login-code` | with the gateway's bearer token: a one-time login path for `toolshelf ui` |
  *
  * Source: docs/dashboard.md; WHATWG HTML › Server-sent events; W3C CSP Level 3.
@@ -38,9 +39,10 @@ export interface DashboardSource {
   signIn(server: string): boolean;
   /**
    * Approves held versions of `server`'s `tools` (all it holds when empty), as `toolshelf approve`
-   * does: what was approved, or why nothing was (a pin file that cannot be written included).
+   * does, or with `reject` records them as rejected (they stay held): what was decided, or why
+   * nothing was (a pin file that cannot be written included).
    */
-  approve(server: string, tools: readonly string[]): { readonly approved: readonly string[]; readonly instructions: boolean } | { readonly error: string };
+  approve(server: string, tools: readonly string[], decision: 'approve' | 'reject'): { readonly approved: readonly string[]; readonly instructions: boolean } | { readonly error: string };
   readonly activity: Activity;
 }
 
@@ -148,16 +150,16 @@ export function dashboardRoutes(options: DashboardOptions): DashboardHandler {
       streamEvents(res, source.activity, Number(header(req, 'last-event-id') ?? 0));
       return true;
     }
-    if (path === '/ui/api/search' || path === '/ui/api/sign-in' || path === '/ui/api/approve') {
+    if (path === '/ui/api/search' || path === '/ui/api/sign-in' || path === '/ui/api/approve' || path === '/ui/api/reject') {
       if (method !== 'POST') return methodNotAllowed(res, 'POST'), true;
       if (!access.csrfMatches(session, header(req, CSRF_HEADER))) return sendJson(res, 403, { error: `missing or wrong ${CSRF_HEADER} header` }), true;
       const body = await readJsonBody(req);
       if (!body.ok) return sendJson(res, body.status, { error: body.error }), true;
       const fields = (typeof body.value === 'object' && body.value !== null ? body.value : {}) as { query?: unknown; limit?: unknown; server?: unknown; view?: unknown; tools?: unknown };
-      if (path === '/ui/api/approve') {
+      if (path === '/ui/api/approve' || path === '/ui/api/reject') {
         const tools = fields.tools ?? [];
         if (typeof fields.server !== 'string' || !Array.isArray(tools) || !tools.every((t) => typeof t === 'string')) return sendJson(res, 400, { error: 'give {"server": KEY, "tools": [NAME, …]}' }), true;
-        const outcome = source.approve(fields.server, tools as string[]);
+        const outcome = source.approve(fields.server, tools as string[], path === '/ui/api/reject' ? 'reject' : 'approve');
         return sendJson(res, 'error' in outcome ? 409 : 200, outcome), true;
       }
       if (path === '/ui/api/sign-in') {

@@ -68,6 +68,8 @@ export interface ReviewItem {
   /** What changed since the pin, field by field (one printable line each); for new tools and instructions, the text as it is now. */
   readonly changes: readonly { readonly field: string; readonly before?: string; readonly after?: string }[];
   readonly findings: readonly { readonly kind: string; readonly where: string; readonly excerpt: string }[];
+  /** A person rejected this very version on review: it stays held, and is not counted as waiting. */
+  readonly rejected?: true;
 }
 
 /** One connected legacy-era client (a 2026-07-28 client has no session to show). */
@@ -223,6 +225,7 @@ function reviewItems(server: string, pins: ServerPins): ReviewItem[] {
     reason: version.reason,
     changes: diffPins(pins.tools[tool]?.text ?? {}, version.text).map((c) => ({ field: c.field, ...(c.before !== undefined ? { before: show(c.before) } : {}), ...(c.after !== undefined ? { after: show(c.after) } : {}) })),
     findings: findings(version.findings),
+    ...(pins.rejected?.[tool] === version.hash ? { rejected: true as const } : {}),
   }));
   if (pins.heldInstructions) items.push({ server, reason: 'instructions', changes: [{ field: 'instructions', after: show(pins.heldInstructions.text) }], findings: findings(pins.heldInstructions.findings) });
   return items;

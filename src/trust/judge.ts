@@ -29,6 +29,8 @@ export type HoldReason = 'changed' | 'new' | 'flagged';
 export interface HeldVersion extends ToolPin {
   readonly reason: HoldReason;
   readonly findings: readonly Finding[];
+  /** A person looked at this very version and rejected it: it stays held, and is no longer news. */
+  readonly rejected?: true;
 }
 
 /** Instructions the scanner flagged, held out of toolshelf's own until approved. */
@@ -47,6 +49,8 @@ export interface ServerPins {
   /** Hash of flagged instructions a person approved. */
   readonly instructions?: { readonly hash: string };
   readonly heldInstructions?: HeldInstructions;
+  /** Versions a person rejected on review, by upstream name: the hash of each (trust/judge.ts {@link reject}). */
+  readonly rejected?: Readonly<Record<string, string>>;
 }
 
 /** Where a listing came from: a live upstream, or the catalogue cache (never a source of trust). */
@@ -101,8 +105,10 @@ export function judgeListing(listing: Listing, pins: ServerPins | undefined, pol
   const live = listing.source === 'live';
   const { server } = listing;
   const hold = (tool: string, version: ToolPin, reason: HoldReason, findings: readonly Finding[]): void => {
-    held.set(tool, { hash: version.hash, text: version.text, reason, findings });
-    warnings.push({ key: `${tool}\u0000${version.hash}\u0000${reason}`, tool, reason, held: true, text: heldText(server, tool, reason, findings) });
+    const rejected = pins?.rejected?.[tool] === version.hash;
+    held.set(tool, { hash: version.hash, text: version.text, reason, findings, ...(rejected ? { rejected: true as const } : {}) });
+    const text = rejected ? `upstream "${server}": tool ${tool} was rejected on review and stays held (toolshelf approve ${server} ${tool} serves it)` : heldText(server, tool, reason, findings);
+    warnings.push({ key: `${tool}\u0000${version.hash}\u0000${reason}${rejected ? '\u0000rejected' : ''}`, tool, reason, held: true, text });
   };
   const pinNow = (tool: string, version: ToolPin): void => {
     if (!live) return;
@@ -165,6 +171,7 @@ export function judgeListing(listing: Listing, pins: ServerPins | undefined, pol
     held: heldRecord,
     ...(pins?.instructions ? { instructions: pins.instructions } : {}),
     ...(heldInstructions ? { heldInstructions } : {}),
+    ...(pins?.rejected ? { rejected: pins.rejected } : {}),
   };
   return { held, instructionsHeld: heldInstructions !== undefined, warnings, pins: next };
 }
@@ -236,13 +243,29 @@ export function approve(pins: ServerPins, tools: readonly string[]): Approval {
     delete held[name];
   }
   const instructions = tools.length === 0 && pins.heldInstructions !== undefined;
-  const { heldInstructions: _h, instructions: _i, ...rest } = pins;
+  const { heldInstructions: _h, instructions: _i, rejected: _r, ...rest } = pins;
+  // An approved version is no longer rejected.
+  const rejected = Object.fromEntries(Object.entries(pins.rejected ?? {}).filter(([name]) => !chosen.includes(name)));
   const next: ServerPins = {
     ...rest,
+    ...(Object.keys(rejected).length > 0 ? { rejected } : {}),
     tools: nextTools,
     held,
     ...(instructions ? { instructions: { hash: pins.heldInstructions!.hash } } : pins.instructions ? { instructions: pins.instructions } : {}),
     ...(!instructions && pins.heldInstructions ? { heldInstructions: pins.heldInstructions } : {}),
   };
   return { pins: next, approved: chosen, instructions, notHeld };
+}
+
+/**
+ * Records the held versions of `tools` as rejected on review (every held tool when `tools` is empty):
+ * they stay held, and their warning is no longer repeated as news; a later change is judged afresh.
+ * Pure. Uses {@link Approval}'s shape: `approved` names the tools rejected.
+ */
+export function reject(pins: ServerPins, tools: readonly string[]): Approval {
+  const chosen = tools.length === 0 ? Object.keys(pins.held) : tools.filter((t) => Object.hasOwn(pins.held, t));
+  const notHeld = tools.filter((t) => !Object.hasOwn(pins.held, t));
+  const rejected: Record<string, string> = { ...(pins.rejected ?? {}) };
+  for (const name of chosen) rejected[name] = pins.held[name]!.hash;
+  return { pins: { ...pins, rejected }, approved: chosen, instructions: false, notHeld };
 }

@@ -143,6 +143,7 @@ function asPins(text: string, server: string): ServerPins | undefined {
   if (!Object.values(tools).every(pinLike) || !Object.values(held).every((v) => pinLike(v) && Array.isArray((v as Record<string, unknown>).findings))) return undefined;
   if (instructions !== undefined && !(isObject(instructions) && typeof instructions.hash === 'string')) return undefined;
   if (heldInstructions !== undefined && !(isObject(heldInstructions) && typeof heldInstructions.hash === 'string' && typeof heldInstructions.text === 'string')) return undefined;
+  if (record.rejected !== undefined && !(isObject(record.rejected) && Object.values(record.rejected).every((hash) => typeof hash === 'string'))) return undefined;
   return record as unknown as ServerPins;
 }
 

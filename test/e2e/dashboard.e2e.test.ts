@@ -305,8 +305,8 @@ describe.skipIf(!CHROMIUM)('the dashboard narrowed to a view', () => {
   });
 });
 
-describe.skipIf(!CHROMIUM)('review and approve on the dashboard', () => {
-  it('shows a flagged tool with its findings, and Approve makes it callable', async () => {
+describe.skipIf(!CHROMIUM)('review, reject and approve on the dashboard', () => {
+  it('shows a flagged tool with its findings; Reject keeps it held; Approve makes it callable', async () => {
     const path = writeConfig({ mcpServers: { notes: { command: 'node', args: [fixture('injected.mjs')], protocol: 'legacy' } } });
     const gateway = await startHttp(path);
     const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
@@ -326,6 +326,12 @@ describe.skipIf(!CHROMIUM)('review and approve on the dashboard', () => {
       expect(await item.textContent()).toContain('flagged by the scanner');
       expect(await item.locator('li', { hasText: 'found tag at $.description' }).count()).toBe(1);
       await page.screenshot({ path: join(process.env.TOOLSHELF_SCREENSHOTS ? resolve(process.env.TOOLSHELF_SCREENSHOTS) : tempDir('toolshelf-shots-'), 'review.png') });
+      // Rejected: it stays held, marked, and no longer counts as waiting; the call is still refused.
+      await item.getByRole('button', { name: 'Reject sync_notes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Rejected: sync_notes of notes' }).waitFor();
+      await item.locator('.chip', { hasText: 'rejected' }).waitFor();
+      expect((await call()).isError).toBe(true);
+      expect(await page.getByRole('button', { name: /^Review/ }).textContent()).toBe('Review 1');
       await item.getByRole('button', { name: 'Approve sync_notes' }).click();
       await page.getByRole('status').filter({ hasText: 'Approved: sync_notes of notes' }).waitFor();
 

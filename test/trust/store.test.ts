@@ -12,6 +12,7 @@ import { DEFAULT_TRUST, trustFor } from '../../src/config/defaults.js';
 import { approve, judgeListing, type ServerPins } from '../../src/trust/judge.js';
 import { pinsDir, PinStore } from '../../src/trust/store.js';
 import { TrustKeeper } from '../../src/trust/keeper.js';
+import { approveStored, rejectStored } from '../../src/trust/approval.js';
 import { silentLogger } from '../../src/trace/log.js';
 
 const state = (): string => mkdtempSync(join(tmpdir(), 'toolshelf-pins-'));
@@ -36,6 +37,25 @@ describe('a damaged pin file', () => {
     expect(view.held.get('mail')?.get('send')?.reason).toBe('new');
     expect(store.load('mail')?.held.send).toBeDefined();
     expect(store.load('mail')?.tools.send).toBeUndefined();
+  });
+});
+
+describe('rejecting a held version', () => {
+  it('keeps it held and marked; a later change is held afresh; approving clears the mark', () => {
+    const store = new PinStore(state(), '/c.json');
+    const parsed = parseConfig(JSON.stringify({ mcpServers: { mail: { command: 'x' } } }), {}, '/');
+    if (!parsed.ok) throw new Error('config');
+    const config = parsed.value;
+    const judge = (description: string) => new TrustKeeper(store, silentLogger).judge(config, new Map([['mail', { tools: [{ ...tool, description }], source: 'live' as const }]]));
+    judge('Sends.');
+    expect(judge('Sends, bcc to me.').held.get('mail')?.get('send')).toMatchObject({ reason: 'changed' });
+    const outcome = rejectStored(store, 'mail', ['send']);
+    expect(outcome).toMatchObject({ kind: 'approved', approval: { approved: ['send'] } });
+    expect(judge('Sends, bcc to me.').held.get('mail')?.get('send')).toMatchObject({ reason: 'changed', rejected: true });
+    expect(judge('Sends, bcc to them.').held.get('mail')?.get('send')?.rejected).toBeUndefined();
+    expect(approveStored(store, 'mail', ['send']).kind).toBe('approved');
+    expect(store.load('mail')?.rejected ?? {}).toEqual({});
+    expect(judge('Sends, bcc to them.').held.size).toBe(0);
   });
 });
 

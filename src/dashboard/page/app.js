@@ -66,7 +66,7 @@ function App() {
       ${error && html`<span class="error" role="alert">${error}</span>`}
     </header>
     <nav aria-label="Views">
-      ${VIEWS.map((v) => html`<button type="button" aria-current=${view === v ? 'page' : undefined} onClick=${() => choose(v)}>${v}${v === 'Review' && state.review.length > 0 ? html` <span class="count" aria-label=${`${state.review.length} held`}>${state.review.length}</span>` : ''}</button>`)}
+      ${VIEWS.map((v) => html`<button type="button" aria-current=${view === v ? 'page' : undefined} onClick=${() => choose(v)}>${v}${v === 'Review' && waiting(state) > 0 ? html` <span class="count" aria-label=${`${waiting(state)} waiting for review`}>${waiting(state)}</span>` : ''}</button>`)}
     </nav>
     <main id="main" tabindex="-1">
       ${view === 'Servers' && html`<${Servers} state=${state} />`}
@@ -138,14 +138,18 @@ function Tools({ state, scope }) {
     </table></div>`;
 }
 
+/** Held items not yet rejected: what still waits for a decision. */
+const waiting = (state) => state.review.filter((item) => !item.rejected).length;
+
 const REASONS = { changed: 'changed since it was pinned', new: 'new, not pinned yet', flagged: 'flagged by the scanner', instructions: 'instructions flagged by the scanner' };
 
 function Review({ state }) {
   const [note, setNote] = useState(undefined);
-  const approve = async (item) => {
+  const decide = async (item, decision) => {
     try {
-      const done = await api('/ui/api/approve', { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshelf-csrf': state.csrf }, body: JSON.stringify({ server: item.server, tools: item.tool ? [item.tool] : [] }) });
-      setNote(`Approved: ${[...done.approved, ...(done.instructions ? ['instructions'] : [])].join(', ')} of ${item.server}. Clients see it at their next list.`);
+      const done = await api(`/ui/api/${decision}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolshelf-csrf': state.csrf }, body: JSON.stringify({ server: item.server, tools: item.tool ? [item.tool] : [] }) });
+      const names = [...done.approved, ...(done.instructions ? ['instructions'] : [])].join(', ');
+      setNote(decision === 'approve' ? `Approved: ${names} of ${item.server}. Clients see it at their next list.` : `Rejected: ${names} of ${item.server}. It stays out of every client's reach; a later change is held again.`);
     } catch (err) {
       setNote(err.message);
     }
@@ -157,10 +161,11 @@ function Review({ state }) {
       ? html`<p data-testid="review-empty">Nothing is held for review.</p>`
       : html`<ul class="review" data-testid="review">${state.review.map(
           (item) => html`<li>
-            <h3><code>${item.server}</code> ${item.tool ? html`<code>${item.tool}</code>` : 'instructions'} <span class="chip">${REASONS[item.reason] ?? item.reason}</span></h3>
+            <h3><code>${item.server}</code> ${item.tool ? html`<code>${item.tool}</code>` : 'instructions'} <span class="chip">${REASONS[item.reason] ?? item.reason}</span>${item.rejected ? html` <span class="chip">rejected</span>` : ''}</h3>
             ${item.findings.length > 0 && html`<ul>${item.findings.map((f) => html`<li>found <strong>${f.kind}</strong> at <code>${f.where}</code>: <code>${f.excerpt}</code></li>`)}</ul>`}
             ${item.changes.map((c) => html`<div class="change"><div class="muted">${c.field}</div>${c.before !== undefined ? html`<pre class="before">- ${c.before}</pre>` : ''}${c.after !== undefined ? html`<pre class="after">+ ${c.after}</pre>` : ''}</div>`)}
-            <button type="button" class="primary" onClick=${() => approve(item)}>Approve${item.tool ? ` ${item.tool}` : ' instructions'}</button>
+            <button type="button" class="primary" onClick=${() => decide(item, 'approve')}>Approve${item.tool ? ` ${item.tool}` : ' instructions'}</button>
+            ${item.tool && !item.rejected ? html` <button type="button" onClick=${() => decide(item, 'reject')}>Reject ${item.tool}</button>` : ''}
           </li>`,
         )}</ul>`}`;
 }
