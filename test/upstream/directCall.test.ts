@@ -64,8 +64,14 @@ describe('a direct upstream call ends as the SDK Client request does', () => {
     expect(direct.outcome).toEqual({ kind: 'ok', result: { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 }, _meta: { trace: 't-1' } } });
   });
 
-  it.each(['not_object', 'extra_key', 'silent'])('%s: never a valid answer, so the idle timeout ends it', async (name) => {
+  it.each(['not_object', 'extra_key'])('%s: an answer that is no valid JSON-RPC response fails the call at once, not at the idle timeout', async (name) => {
     const { sdk, direct } = await both(name);
+    expect(direct).toEqual(sdk);
+    expect(sdk.outcome).toMatchObject({ kind: 'upstream_error', message: expect.stringContaining('not a valid JSON-RPC response') });
+  });
+
+  it('silent: no answer at all, so the idle timeout ends it', async () => {
+    const { sdk, direct } = await both('silent');
     expect(direct).toEqual(sdk);
     expect(sdk.outcome).toEqual({ kind: 'timeout', ms: 400 });
   });
