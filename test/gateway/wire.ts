@@ -31,7 +31,7 @@ export interface RawStdio {
   write(line: string): void;
   /** Sends `message` and resolves with the response carrying its id (rejects after `ms`). */
   request(message: Message, ms?: number): Promise<Message>;
-  /** Writes `line` and resolves with the first message received after it. */
+  /** Writes `line` and resolves with the first response (result or error) received after it; notifications are passed over. */
   reply(line: string, ms?: number): Promise<Message>;
   /** Sends `initialize` and `notifications/initialized`. */
   initialize(): Promise<Message>;
@@ -80,7 +80,8 @@ export function startRawStdio(configPath: string): RawStdio {
   };
   const reply = (line: string, ms?: number): Promise<Message> => {
     const before = received.length;
-    const answer = next((m) => received.indexOf(m) >= before, ms);
+    // A response, not a notification the gateway may send at any time (list_changed once an upstream is up).
+    const answer = next((m) => received.indexOf(m) >= before && ('result' in m || 'error' in m), ms);
     write(line);
     return answer;
   };
