@@ -209,7 +209,7 @@ export function manifestBudget(configured: number, deferred: readonly CatalogEnt
 
 /**
  * Logs each manifest warning, each `tools` rule that matches nothing, each dropped tool, each field
- * a tool's wire form left out (issue #8 item 1) and what cleaning removed per server, once per process: a re-list that changes nothing repeats nothing.
+ * a tool's wire form left out and what cleaning removed per server, once per process: a re-list that changes nothing repeats nothing.
  */
 export function logShelfWarnings(shelf: BuiltShelf, logger: Logger, seen: Set<string>): void {
   const lines = [

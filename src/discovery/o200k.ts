@@ -5,7 +5,7 @@
  * that fits by bytes, or one read from the catalogue cache) never pays for it, and one that fitted a
  * manifest cold gives the memory back when the worker ends (docs/performance.md, "Memory"). Calls stay
  * synchronous: the caller blocks on an Atomics wait while the worker counts.
- * Source: issue #11 point 4.
+ * Source: docs/performance.md (Memory).
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';

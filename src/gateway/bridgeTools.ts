@@ -24,7 +24,7 @@ export function toolSearchTool(description: string, maxLimit: number): Tool {
 }
 
 /**
- * call_tool's declaration: the bridge for clients that ignore list_changed (DESIGN §5). Annotated as
+ * call_tool's declaration: the bridge for clients that ignore list_changed (docs/tools.md). Annotated as
  * the riskiest tool it can run (destructive, open world, not read-only), so a client that decides
  * per tool treats every call through it that way (docs/security.md "Risky calls").
  */

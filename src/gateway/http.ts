@@ -3,7 +3,7 @@
  * checked against DNS rebinding, an optional bearer token compared in constant time, a request body
  * limit, idle sessions closed, DELETE ending a session, and at the session cap the least recently
  * used idle session closed so a new client always gets in. Slow clients are bounded by header and
- * request timeouts and each peer address by a connection cap (docs/security.md). Source: DESIGN §11; MCP spec, Transports ›
+ * request timeouts and each peer address by a connection cap (docs/security.md). Source: docs/http.md; MCP spec, Transports ›
  * Streamable HTTP (security warning, session management); issue #8 point 3.
  */
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';

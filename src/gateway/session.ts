@@ -210,7 +210,7 @@ export class GatewaySession {
     return this.options.id;
   }
 
-  /** The tools promoted into this client's list, in promotion order (DESIGN §9). */
+  /** The tools promoted into this client's list, in promotion order (docs/tools.md). */
   get promotedTools(): readonly string[] {
     return [...this.promoted];
   }
