@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { alive, cliPath, descendants, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { alive, sharedInstances, cliPath, descendants, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 function setup(exposure: 'direct' | 'deferred' = 'direct') {
   const dir = tempDir();
@@ -28,15 +28,6 @@ function setup(exposure: 'direct' | 'deferred' = 'direct') {
   return { path, upstreams };
 }
 
-/** Pids of the shared instances of this test (their pid files in the test's state folder). */
-function instances(): number[] {
-  const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.pid'))
-    .map((f) => Number(readFileSync(join(dir, f), 'utf8').trim()));
-}
-
 const open: Connected[] = [];
 const started: number[] = [];
 async function client(path: string, name = 'e2e-client'): Promise<Connected> {
@@ -47,7 +38,7 @@ async function client(path: string, name = 'e2e-client'): Promise<Connected> {
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
   // An instance still in its idle time is ended cleanly (it ends its upstreams); what a killed one left is killed.
-  const running = instances().filter(alive);
+  const running = sharedInstances().filter(alive);
   for (const pid of running) process.kill(pid, 'SIGTERM');
   await waitFor(() => !running.some(alive), 20_000);
   for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
@@ -57,7 +48,7 @@ afterEach(async () => {
 async function killInstance(path: string, upstreams: () => number[]): Promise<number> {
   const a = await client(path);
   await names(a);
-  const [killed] = instances();
+  const [killed] = sharedInstances();
   started.push(...upstreams());
   process.kill(killed!, 'SIGKILL');
   expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true); // its relay ends with the instance
@@ -74,7 +65,7 @@ describe('shared upstreams', () => {
     expect(await names(a)).toEqual(['rec__ping', 'rec__weather_forecast']);
     expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
     expect(upstreams()).toHaveLength(1);
-    expect(instances()).toHaveLength(1);
+    expect(sharedInstances()).toHaveLength(1);
     // Only the current user can reach the instance: a 0700 folder, a 0600 socket.
     const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -84,8 +75,8 @@ describe('shared upstreams', () => {
     expect(textOf(await a.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
     expect(textOf(await b.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
     // The relays are this test's children; the instance and the upstream are not.
-    expect(instances()[0]).not.toBe(a.pid);
-    expect(instances()[0]).not.toBe(b.pid);
+    expect(sharedInstances()[0]).not.toBe(a.pid);
+    expect(sharedInstances()[0]).not.toBe(b.pid);
   });
 
   it('keeps promotions per client', async () => {
@@ -106,7 +97,7 @@ describe('shared upstreams', () => {
     const { path, upstreams } = setup();
     const a = await client(path);
     const b = await client(path);
-    const [instance] = instances();
+    const [instance] = sharedInstances();
     await a.close();
     await names(b); // still served after the first client left
     await b.close();
@@ -126,7 +117,7 @@ describe('shared upstreams', () => {
     const a = await client(path);
     expect(await names(a)).toEqual(['rec__ping', 'rec__weather_forecast']);
     expect(a.stderr.join('\n')).toContain('serving through the shared instance');
-    const [instance] = instances();
+    const [instance] = sharedInstances();
     expect(alive(instance!)).toBe(true);
     expect(textOf(await a.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${upstreams().at(-1)}`);
     await a.close();
@@ -139,7 +130,7 @@ describe('shared upstreams', () => {
 
     const b = await client(path);
     expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
-    const [replacement] = instances();
+    const [replacement] = sharedInstances();
     expect(replacement).not.toBe(killed);
     expect(alive(replacement!)).toBe(true);
     // The replacement serves from the cached catalogue; its upstream may start only with this call.
@@ -161,7 +152,7 @@ describe('shared upstreams', () => {
       // Before: the client waited for the stranger to listen until its initialize timed out (60 s).
       const b = await client(path);
       expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
-      const [replacement] = instances();
+      const [replacement] = sharedInstances();
       expect(replacement).not.toBe(stranger.pid);
       expect(alive(replacement!)).toBe(true);
       expect(alive(stranger.pid!)).toBe(true); // left alone
@@ -187,7 +178,7 @@ describe('shared upstreams', () => {
     const a = await sampling('A');
     const b = await sampling('B');
     await b.listTools();
-    expect(instances()).toHaveLength(1);
+    expect(sharedInstances()).toHaveLength(1);
     const result = await a.callTool({ name: 'local__ask', arguments: { prompt: 'secret of A', kind: 'sampling', related: false } });
     expect(textOf(result)).toBe('answered: A read secret of A');
     expect(seen).toEqual({ A: ['secret of A'], B: [] });
@@ -244,7 +235,7 @@ describe('shared upstreams', () => {
     const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
     expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toHaveLength(1);
     await Promise.all(open.splice(0).map((c) => c.close()));
-    expect(await waitFor(() => !instances().some(alive), 20_000)).toBe(true);
+    expect(await waitFor(() => !sharedInstances().some(alive), 20_000)).toBe(true);
     expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toEqual([]);
   });
 
@@ -367,7 +358,7 @@ describe('shared upstreams', () => {
     open.push(a, b);
     await names(a);
     await names(b);
-    expect(instances()).toEqual([]);
+    expect(sharedInstances()).toEqual([]);
     expect(await waitFor(() => upstreams().length === 2, 20_000)).toBe(true);
   });
 });

@@ -84,11 +84,12 @@ describe('serveHttp sessions (DESIGN §11)', () => {
   });
 
   it('a session whose client holds its GET stream open is not idle, however long it sends nothing (breaker4)', async () => {
-    const { url } = await start(200);
+    // idleMs wide enough for the GET to follow the initialize on a loaded machine; the wait well past it.
+    const { url } = await start(2000);
     const session = await openRawHttp(url);
     // What an SDK client does after initialize: a GET stream for list_changed, held while it waits for the user.
     const stream = await openStream(url, session.id);
-    await sleep(700);
+    await sleep(3500);
     // Before: closed after idleMs, so the client's next call got 404 (the SDK client does not re-initialize).
     expect(closed).toEqual([]);
     expect((await session.request(ping(1))).result).toEqual({});
