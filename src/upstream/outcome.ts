@@ -54,7 +54,7 @@ export function notSentReason(error: unknown): string | undefined {
 }
 
 /**
- * Whether a failure means the upstream needs the user to sign in (issue #10 item 4): the provider's
+ * Whether a failure means the upstream needs the user to sign in: the provider's
  * `NeedsSignInError` (matched by name: `upstream/` does not import `auth/`), the SDK's
  * `UnauthorizedError`, or a final HTTP 401/403 after the SDK's own refresh or step-up. Looks through
  * `cause`. `stepUpScope` is set when more scope was asked for (a 403 `insufficient_scope`).
