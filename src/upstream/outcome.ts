@@ -1,7 +1,7 @@
 /**
  * How a failed upstream request reads as a {@link CallOutcome}, which failures happened before the
- * request left the gateway, and which mean a remote session expired. Pure: the connection passes in what it knows about the call. Source: STYLE §3
- * (ok | timeout | unavailable | cancelled | upstream_error); MCP spec, Transports › Streamable HTTP ›
+ * request left the gateway, and which mean a remote session expired. Pure: the connection passes in what it knows about the call. Outcome kinds
+ * (ok | timeout | unavailable | cancelled | upstream_error): `types.ts`. Source: MCP spec, Transports › Streamable HTTP ›
  * Session management (HTTP 404 for an unknown session).
  */
 import { ProtocolError, SdkErrorCode, SdkError, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';

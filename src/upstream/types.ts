@@ -65,7 +65,7 @@ export interface CallOptions {
   readonly origin?: RequestOrigin;
 }
 
-/** How an upstream call ended. Never thrown: every failure is a value (STYLE §3). */
+/** How an upstream call ended. Never thrown: every failure is a value. */
 export type CallOutcome =
   | { readonly kind: 'ok'; readonly result: Record<string, unknown> }
   | { readonly kind: 'timeout'; readonly ms: number }
