@@ -1,7 +1,7 @@
 /**
  * An HTTP gateway started by npm (`npx toolshelf --http`, `npm start`) stops, with its upstreams, when
  * the npm process that launched it is gone: npm does not pass a SIGTERM on to the command it runs, so
- * the gateway used to outlive it (newcomer report). npm is stood in for by a shell with `npm_command`
+ * the gateway used to outlive it. npm is stood in for by a shell with `npm_command`
  * set, killed with SIGKILL so it cannot pass anything on.
  */
 import { spawn } from 'node:child_process';
