@@ -149,6 +149,13 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
 const LAUNCHER_POLL_MS = 1000;
 
 /**
+ * This process's parent as the CLI loaded: read at start, not once serving, because on a loaded
+ * machine the launcher can be killed between the "serving" line and the first check, and the
+ * parent read then is already the one the orphan was handed to (test/e2e/launcher.e2e.test.ts).
+ */
+const LAUNCHER_PID = process.ppid;
+
+/**
  * Runs `stop` once this process's parent changes. For an HTTP gateway started by npm (`npx toolshelf
  * --http`, `npm start`; npm sets `npm_command`): npm does not pass a SIGTERM on to the command it runs,
  * so without this the gateway and its upstreams outlived the npx process they were stopped through.
@@ -156,12 +163,15 @@ const LAUNCHER_POLL_MS = 1000;
  * (a shell, `nohup`, a service manager) is left alone.
  */
 function stopWhenOrphaned(stop: () => void, logger: Logger): void {
-  const launcher = process.ppid;
-  const timer = setInterval(() => {
-    if (process.ppid === launcher) return;
-    clearInterval(timer);
+  const check = (): boolean => {
+    if (process.ppid === LAUNCHER_PID) return false;
     logger.info('the npm process that started toolshelf has ended; stopping');
     stop();
+    return true;
+  };
+  if (check()) return;
+  const timer = setInterval(() => {
+    if (check()) clearInterval(timer);
   }, LAUNCHER_POLL_MS);
   timer.unref();
 }
