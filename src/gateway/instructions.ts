@@ -47,7 +47,7 @@ export interface UpstreamInstructions {
 /**
  * The upstreams whose instructions are passed on, each with its budget (`budgetOf`, in bytes):
  * those with non-empty `texts`, except a server whose every tool is hidden (it is on no shelf the
- * model can reach; docs/configuration.md). A server with no tools at all (resources or prompts only) counts.
+ * model can reach; docs/tools.md, "Instructions"). A server with no tools at all (resources or prompts only) counts.
  */
 export function upstreamInstructions(
   texts: ReadonlyMap<string, string>,
