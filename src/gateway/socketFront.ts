@@ -1,5 +1,5 @@
 /**
- * The shared instance's front (issue #11 point 1): a Unix domain socket (mode 0600, in a 0700
+ * The shared instance's front: a Unix domain socket (mode 0600, in a 0700
  * folder) where each connection is one relayed stdio client with a gateway session of its own —
  * its promotions, client name, call_tool choice, and the sampling/elicitation requests meant for it.
  * When the last client has been gone for `idleExitMs`, `onIdle` runs (the instance ends).

@@ -1,5 +1,5 @@
 /**
- * The stdio side of a shared instance (issue #11 point 1): connects to the instance for this config
+ * The stdio side of a shared instance: connects to the instance for this config
  * (starting it when none answers) and relays bytes both ways between this process's stdio and the
  * instance's socket, where the client gets a session of its own. A socket that does not answer (the
  * instance crashed or was killed) is replaced by a new instance; a start that fails is tried once
@@ -20,7 +20,7 @@ import { printableLine } from '../lib/printable.js';
 import { followStatus, MAX_STATUS_LINE_CHARS } from './status.js';
 import { helloLine } from './hello.js';
 
-/** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
+/** Attempts to start an instance before giving up: the first, and one retry. */
 export const START_ATTEMPTS = 2;
 /** Between connection attempts while an instance starts, in ms. */
 const POLL_MS = 100;

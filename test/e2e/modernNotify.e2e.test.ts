@@ -1,7 +1,7 @@
 /**
  * What upstreams tell modern (2026-07-28) clients, through the built CLI over stdio and Streamable
  * HTTP with real v2 SDK Clients (modern, and legacy beside them), against the `notifier.mjs` fixture
- * spoken to in each era (issue #9 point 3):
+ * spoken to in each era:
  * - `notifications/resources/updated` reaches a modern client that named the URI in its
  *   `subscriptions/listen` filter, and only the clients (of either era) subscribed to that URI; one
  *   client's stream ending does not end another's updates;
@@ -220,7 +220,7 @@ describe('modern stdio clients of one shared instance', () => {
   });
 });
 
-describe('legacy clients of one HTTP gateway: an upstream log during a call reaches that call’s client alone (breaker3)', () => {
+describe('legacy clients of one HTTP gateway: an upstream log during a call reaches that call’s client alone', () => {
   let gateway: HttpGateway;
   beforeAll(async () => {
     gateway = await startHttp(writeConfig({ mcpServers: { notifier: { command: 'node', args: [fixture('notifier.mjs')], exposure: 'direct', protocol: 'legacy' } } }));
@@ -265,7 +265,7 @@ describe('legacy clients of one HTTP gateway: an upstream log during a call reac
   });
 });
 
-describe('a listen filter naming many unknown URIs costs one refresh of the resource routes (breaker3)', () => {
+describe('a listen filter naming many unknown URIs costs one refresh of the resource routes', () => {
   let gateway: HttpGateway;
   let lists: string;
   beforeAll(async () => {
@@ -291,7 +291,7 @@ describe('a listen filter naming many unknown URIs costs one refresh of the reso
   });
 });
 
-describe('a listen filter naming many URIs of a modern upstream costs one upstream re-listen, not one per URI (breaker3)', () => {
+describe('a listen filter naming many URIs of a modern upstream costs one upstream re-listen, not one per URI', () => {
   let gateway: HttpGateway;
   let listens: string;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Shared upstreams (issue #11 point 1), through the real CLI over stdio with the SDK Client: stdio
+ * Shared upstreams, through the real CLI over stdio with the SDK Client: stdio
  * clients of one config share one background instance and one set of upstream processes (counted by
  * the recorder fixture's pid file), each keeps its own promotions, the instance ends once its last
  * client has been gone for `share.idleExitMs`, and a killed instance is replaced by the next client.
@@ -140,7 +140,7 @@ describe('shared upstreams', () => {
     expect(started).not.toContain(fresh);
   });
 
-  it('replaces a killed instance whose pid now belongs to an unrelated process, as after a reboot (breaker4)', async () => {
+  it('replaces a killed instance whose pid now belongs to an unrelated process, as after a reboot', async () => {
     const { path, upstreams } = setup();
     await killInstance(path, upstreams);
     // The pid file and socket stay behind; the system hands the pid to a process that is no instance.
@@ -184,7 +184,7 @@ describe('shared upstreams', () => {
     expect(seen).toEqual({ A: ['secret of A'], B: [] });
   });
 
-  it('serves the client from its own process when no instance can be reached, saying why (breaker4)', async () => {
+  it('serves the client from its own process when no instance can be reached, saying why', async () => {
     const { path, upstreams } = setup();
     const state = process.env.TOOLSHELF_STATE_DIR!;
     // A socket path over sun_path's 107 bytes (Node listened on it cut short: ENOENT, then EADDRINUSE),
@@ -214,7 +214,7 @@ describe('shared upstreams', () => {
     expect(existsSync(join(long, 'shared'))).toBe(false); // no instance tried a cut-short path
   });
 
-  it('tells every client\'s stderr the instance\'s summary and why an upstream failed, never another client\'s lines (newcomer4: they were in the instance log alone)', async () => {
+  it('tells every client\'s stderr the instance\'s summary and why an upstream failed, never another client\'s lines (they were in the instance log alone)', async () => {
     const { path: base } = setup();
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
     config.mcpServers.broken = { command: 'node', args: ['-e', 'console.error("no such folder: /nowhere"); process.exit(3)'] };
@@ -258,7 +258,7 @@ describe('shared upstreams', () => {
     expect(relayed(b).sort()).toEqual([...warnings].sort());
   });
 
-  it('never tells another client what an upstream printed while serving a client\'s call (breaker5: a crash quoting A\'s path reached B\'s stderr)', async () => {
+  it('never tells another client what an upstream printed while serving a client\'s call (a crash quoting A\'s path reached B\'s stderr)', async () => {
     const dir = tempDir();
     const [restartGate, slowGate] = [join(dir, 'restart-gate'), join(dir, 'slow-gate')];
     const path = writeConfig(
@@ -290,7 +290,7 @@ describe('shared upstreams', () => {
     }
   });
 
-  it('never quotes a credential an upstream echoes as it fails, in the status lines or a call answer (breaker5)', async () => {
+  it('never quotes a credential an upstream echoes as it fails, in the status lines or a call answer', async () => {
     const { path: base } = setup();
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
     // A key in its env, one it inherits, and one passed as an argument (node -e script -- --api-key …).
@@ -316,7 +316,7 @@ describe('shared upstreams', () => {
     }
   });
 
-  it('an upstream\'s megabyte error with terminal escapes reaches no client raw: status lines and call answers are short printable lines (breaker5)', async () => {
+  it('an upstream\'s megabyte error with terminal escapes reaches no client raw: status lines and call answers are short printable lines', async () => {
     const { path: base } = setup();
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
     // Refuses every request (the era probe, then initialize) with a 3 MB message that clears the screen and turns it red.
@@ -333,7 +333,7 @@ describe('shared upstreams', () => {
     }
   });
 
-  it('tells relayed clients of a config reload, and a client joining later reads the upstreams as they are now (newcomer5)', async () => {
+  it('tells relayed clients of a config reload, and a client joining later reads the upstreams as they are now', async () => {
     const { path } = setup();
     const shared = (c: Connected): string[] => c.stderr.filter((line) => line.startsWith('toolshelf (shared instance): '));
     const a = await client(path, 'client-a');

@@ -66,7 +66,7 @@ export interface Connected {
 /**
  * Starts `dist/cli.js --config <path>` over stdio and connects a Client named `clientName`. The
  * gateway serves from its own process (tests set TOOLSHELF_SHARE=0) unless `args` holds `--share`:
- * tests of one gateway per client stay exactly that, and sharing is tested where asked (issue #11).
+ * tests of one gateway per client stay exactly that, and sharing is tested where asked.
  */
 export async function startStdio(configPath: string, args: string[] = [], clientName = 'e2e-client'): Promise<Connected> {
   const transport = new StdioClientTransport({
