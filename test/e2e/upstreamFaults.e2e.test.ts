@@ -135,7 +135,7 @@ describe('arguments nested 5,000 levels deep', () => {
 describe('configuration problems', () => {
   it.each([
     ['a missing working folder', { ...faulty(), cwd: '/nonexistent/dir' }, 'working folder /nonexistent/dir does not exist'],
-    ['a command not found', { command: 'breaker-no-such-cmd' }, 'command "breaker-no-such-cmd" was not found (ENOENT)'],
+    ['a command not found', { command: 'toolshelf-test-no-such-cmd' }, 'command "toolshelf-test-no-such-cmd" was not found (ENOENT)'],
     ['a folder as command', { command: '/tmp' }, 'command "/tmp" cannot be run: permission denied, or not a program (EACCES)'],
     ['an empty command', { command: '' }, 'the command is empty'],
   ])('%s is named, retried with backoff and logged once', async (_, server, reason) => {
