@@ -10,21 +10,21 @@ import type { Config } from './config/types.js';
 import type { Catalogue } from './catalog/build.js';
 import { changedSettings, reloadSummary } from './config/changes.js';
 import { problemLine } from './config/report.js';
-import type { HttpFront } from './gateway/http.js';
+import type { HttpFront } from './gateway/fronts/http.js';
 import type { ModernFront } from './gateway/modern/front.js';
-import type { SocketFront } from './gateway/socketFront.js';
+import type { SocketFront } from './gateway/fronts/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
-import type { GatewaySession, SessionOptions } from './gateway/session.js';
+import type { GatewaySession, SessionOptions } from './gateway/legacy/session.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
-import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
+import { openShelf, StartupError, type OpenShelf } from './shelf/live.js';
 import type { Admission } from './schema/admit.js';
 import type { OutputCheck } from './schema/output.js';
 import { printableLine } from './lib/printable.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
-import type { StartSummary } from './summary.js';
+import type { StartSummary } from './shelf/summary.js';
 import { viewTrace, type TraceSink } from './trace/events.js';
 import { SemanticEngine } from './discovery/semantic/engine.js';
 import { workerEmbedder, MODEL_ID } from './discovery/semantic/embedder.js';
@@ -114,9 +114,9 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const modernFronts = new Map<string | undefined, ModernFront>();
   // The serving code loads while the upstreams start (docs/benchmarks.md, "Start-up").
   const serving = Promise.all([
-    import('./gateway/session.js'),
-    import('./gateway/http.js'),
-    import('./gateway/stdio.js'),
+    import('./gateway/legacy/session.js'),
+    import('./gateway/fronts/http.js'),
+    import('./gateway/fronts/stdio.js'),
     import('./schema/admit.js'),
     import('./schema/output.js'),
     import('./gateway/instructions.js'),
@@ -365,7 +365,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       throw new StartupError(`cannot listen on ${host}:${port}: ${why}`);
     });
   } else if (options.socket) {
-    const { serveSocket } = await import('./gateway/socketFront.js');
+    const { serveSocket } = await import('./gateway/fronts/socketFront.js');
     front = await serveSocket({
       path: options.socket.path,
       logger,

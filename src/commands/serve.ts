@@ -12,8 +12,8 @@ import type { Config } from '../config/types.js';
 import type { Running } from '../toolshelf.js';
 import type { StatusWriter } from '../share/status.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
-import { reachLines } from '../gateway/hostCheck.js';
-import { unknownViewText } from '../gateway/views.js';
+import { reachLines } from '../gateway/fronts/hostCheck.js';
+import { unknownViewText } from '../gateway/fronts/views.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
@@ -208,7 +208,7 @@ async function serve(
   view?: string,
 ): Promise<number> {
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
-  const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
+  const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../shelf/summary.js'), import('../shelf/live.js'), import('../toolshelf.js')]);
   // A shared instance's state also goes to its clients' stderr; a gateway of one client's own has it on its stderr already.
   const tell = (line: string, topic: string): void => {
     logger.info(line);

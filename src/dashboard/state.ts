@@ -8,17 +8,17 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
-import { wireTool } from '../gateway/advertise.js';
+import { wireTool } from '../gateway/toolList.js';
 import { modernTools } from '../gateway/modern/server.js';
-import { legacyTools, sessionSettings } from '../gateway/session.js';
+import { legacyTools, sessionSettings } from '../gateway/legacy/session.js';
 import { jsonBytes, textBytes } from '../schema/measure.js';
 import type { Shelf } from '../gateway/types.js';
 import { printableLine } from '../lib/printable.js';
 import type { HoldReason, ServerPins } from '../trust/judge.js';
 import { diffPins } from '../trust/pin.js';
 import type { Finding } from '../trust/scan.js';
-import type { BuiltShelf } from '../shelf.js';
-import type { StartSummary } from '../summary.js';
+import type { BuiltShelf } from '../shelf/build.js';
+import type { StartSummary } from '../shelf/summary.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
 
 /** One upstream as the page shows it. */

@@ -21,7 +21,7 @@ import type { NamingOptions } from '../catalog/naming.js';
 import { cleanListed, mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
 import { jsonBytes } from '../schema/measure.js';
 import { handleRequest, type Extra } from './handlers.js';
-import type { HeldRequest } from './modern/heldCalls.js';
+import type { HeldRequest } from './modern/callRounds.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamDirectory } from './types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalog/build.js';
 import type { UpstreamTool } from '../../src/catalog/types.js';
 import { projectTool } from '../../src/schema/project.js';
-import { advertisedTools } from '../../src/gateway/advertise.js';
+import { advertisedTools } from '../../src/gateway/toolList.js';
 import { parseConfig } from '../../src/config/load.js';
 
 const catalogs = new URL('../../../shared/data/catalogs/', import.meta.url);

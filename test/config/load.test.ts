@@ -3,7 +3,7 @@ import { parseConfig, withLineAndColumn } from '../../src/config/load.js';
 import { applyDefaults, schemaOptionsFor, type RawConfig } from '../../src/config/defaults.js';
 import { assignNames } from '../../src/catalog/naming.js';
 import { startTimeoutFromEnv } from '../../src/upstream/pool.js';
-import { STARTUP_WAIT_MS, startupWaitMs } from '../../src/openShelf.js';
+import { STARTUP_WAIT_MS, startupWaitMs } from '../../src/shelf/live.js';
 
 const ok = (text: unknown, env: Record<string, string> = {}) => {
   const result = parseConfig(JSON.stringify(text), env, '/base');

@@ -11,7 +11,7 @@ import { describesDeprecation, isDeprecated } from '../../src/discovery/deprecat
 import { buildSearchIndex } from '../../src/discovery/searchIndex.js';
 import { judge, missesShortQuery, rareTermIdf, STRONG_FLOOR, type RankedForJudgement } from '../../src/discovery/strength.js';
 import { searchResult } from '../../src/gateway/searchAnswer.js';
-import { buildShelf } from '../../src/shelf.js';
+import { buildShelf } from '../../src/shelf/build.js';
 import { bundledCatalogue, bundledTools, entry, SHARED_ABSENT, sharedCatalogue } from './helpers.js';
 
 /** The bundled config's deferred tools: every tool but files' read_text_file, list_directory (direct) and read_file (hidden). */

@@ -10,7 +10,7 @@ import { JSONRPCRequestSchema } from '@modelcontextprotocol/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { alive, descendants, serverEntry, textOf, waitFor, writeConfig } from '../helpers/gateway.js';
 import { fuzzLines } from '../gateway/malformed.js';
-import { readableId } from '../../src/gateway/invalidMessage.js';
+import { readableId } from '../../src/gateway/fronts/invalidMessage.js';
 import { openRawHttp, post, spawnHttp, startRawStdio, type Message, type RawHttpSession, type RawStdio, type SpawnedHttp } from '../gateway/wire.js';
 
 const MiB = 1024 * 1024;

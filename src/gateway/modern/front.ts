@@ -10,14 +10,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isJsonContentType, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { SEARCHES_MCP_TOOLS } from '../clients.js';
-import { MAX_SESSIONS } from '../http.js';
+import { MAX_SESSIONS } from '../fronts/http.js';
 import { clientUri } from '../passthrough.js';
-import { sendWebResponse, webRequest } from '../webBridge.js';
-import { HeldCalls } from './heldCalls.js';
+import { sendWebResponse, webRequest } from '../fronts/webBridge.js';
+import { HeldCalls } from './callRounds.js';
 import { holdUris, listenRequest, StdioListens, withResourceSubscriptions } from './listens.js';
 import { modernServer, modernTools, type ModernOptions, type ModernServer } from './server.js';
 import type { UpstreamSubscriptions } from '../subscriptions.js';
-import type { ModernStdio } from '../stdio.js';
+import type { ModernStdio } from '../fronts/stdio.js';
 
 /** The modern front of one toolshelf process. */
 export interface ModernFront {

@@ -26,7 +26,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
-import { advertisedEvent, advertisedTools } from '../advertise.js';
+import { advertisedEvent, advertisedTools } from '../toolList.js';
 import { CALL_TOOL, TOOL_SEARCH } from '../bridgeTools.js';
 import { canElicitForm } from '../confirm.js';
 import { descriptionLimit, discoveryMode } from '../clients.js';
@@ -35,9 +35,9 @@ import { handleRequest, withInstructions } from '../handlers.js';
 import { instructionsForList, reopen, SHELF_INSTRUCTIONS } from '../instructions.js';
 import { passthroughCapabilities, registerPassthrough } from '../passthrough.js';
 import { fitResult } from '../results.js';
-import type { SessionOptions } from '../session.js';
-import type { HeldCalls } from './heldCalls.js';
-import type { LaneTarget } from '../callLane.js';
+import type { SessionOptions } from '../legacy/session.js';
+import type { HeldCalls } from './callRounds.js';
+import type { LaneTarget } from '../fronts/callLane.js';
 import { noRoots } from '../../upstream/relay.js';
 import type { RequestOrigin } from '../../upstream/types.js';
 

@@ -7,9 +7,9 @@
 import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
-import type { Logger } from '../trace/log.js';
-import type { GatewaySession } from './session.js';
-import { readHello } from '../share/hello.js';
+import type { Logger } from '../../trace/log.js';
+import type { GatewaySession } from '../legacy/session.js';
+import { readHello } from '../../share/hello.js';
 import { MAX_STDIO_RESULT_BYTES, serveStream, type ModernStdio } from './stdio.js';
 
 /** Socket front options. Times in ms. */

@@ -3,15 +3,15 @@
  * exposure, and the first tools/list size beside the all-direct size. Pure. The sizes are defined in
  * docs/operations.md ("Sizes"); bench/wire.mjs measures the same all-direct figure.
  */
-import type { Config } from './config/types.js';
-import type { UpstreamTool } from './catalog/types.js';
-import { encodeLaneResult } from './gateway/callLane.js';
-import { modernTools, TOOLS_LIST_CACHE } from './gateway/modern/server.js';
-import { legacyTools, sessionSettings } from './gateway/session.js';
-import { estimateTokens, jsonBytes } from './schema/measure.js';
-import type { BuiltShelf } from './shelf.js';
-import type { UpstreamSummary } from './upstream/pool.js';
-import { counted } from './lib/plural.js';
+import type { Config } from '../config/types.js';
+import type { UpstreamTool } from '../catalog/types.js';
+import { encodeLaneResult } from '../gateway/fronts/callLane.js';
+import { modernTools, TOOLS_LIST_CACHE } from '../gateway/modern/server.js';
+import { legacyTools, sessionSettings } from '../gateway/legacy/session.js';
+import { estimateTokens, jsonBytes } from '../schema/measure.js';
+import type { BuiltShelf } from './build.js';
+import type { UpstreamSummary } from '../upstream/pool.js';
+import { counted } from '../lib/plural.js';
 
 /** Counts and sizes at start. Bytes are UTF-8 bytes of the compact JSON of a tools/list result. */
 export interface StartSummary {

@@ -14,9 +14,9 @@ import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { CallLane, type LaneTarget } from './callLane.js';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
-import { nextDrain } from '../lib/drain.js';
+import { nextDrain } from '../../lib/drain.js';
 import { fitLine } from './stdioLine.js';
-import type { GatewaySession } from './session.js';
+import type { GatewaySession } from '../legacy/session.js';
 
 /**
  * The modern side of one stdio connection: its Server, built when the connection is pinned to the

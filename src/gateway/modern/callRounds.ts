@@ -44,8 +44,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../../upstream/relay.js';
 import type { RequestOrigin } from '../../upstream/types.js';
-import { MAX_SESSIONS } from '../http.js';
-import { RELAY_TIMEOUT_MS, upstreamLog } from '../session.js';
+import { MAX_SESSIONS } from '../fronts/http.js';
+import { RELAY_TIMEOUT_MS, upstreamLog } from '../legacy/session.js';
 
 /** How long a held call waits for the client's retry after answering `input_required`, in ms (a person may be answering; the legacy relay's limit). */
 export const HOLD_MS = RELAY_TIMEOUT_MS;

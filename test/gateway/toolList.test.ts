@@ -11,7 +11,7 @@ import type { UpstreamTool } from '../../src/catalog/types.js';
 import { parseConfig } from '../../src/config/load.js';
 import { projectTool } from '../../src/schema/project.js';
 import { jsonBytes } from '../../src/schema/measure.js';
-import { advertisedTools } from '../../src/gateway/advertise.js';
+import { advertisedTools } from '../../src/gateway/toolList.js';
 import { ALWAYS_LOAD, SEARCH_HINT, searchHint, withMeta } from '../../src/gateway/clientMeta.js';
 
 const catalogs = new URL('../../../shared/data/catalogs/', import.meta.url);

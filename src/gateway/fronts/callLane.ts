@@ -25,7 +25,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { isPlainObject, onlyKeys } from '../lib/plainObject.js';
+import { isPlainObject, onlyKeys } from '../../lib/plainObject.js';
 
 /** The 2026-07-28 revision, the one modern version the lane serves; any other goes to the SDK (which answers or refuses it). */
 export const LANE_MODERN_VERSION = '2026-07-28';

@@ -7,7 +7,7 @@
  */
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { ProtocolErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';
-import { isPlainJsonRpcMessage } from '../lib/jsonRpcShape.js';
+import { isPlainJsonRpcMessage } from '../../lib/jsonRpcShape.js';
 
 /** A request id as JSON-RPC 2.0 §4 defines it, or null when none can be read. */
 export type ReadableId = string | number | null;

@@ -12,10 +12,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import type { Logger } from '../trace/log.js';
+import type { Logger } from '../../trace/log.js';
 import { allowedHostnames, clientUrl, hostOfHeader, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
-import type { GatewaySession } from './session.js';
+import type { GatewaySession } from '../legacy/session.js';
 import { unknownViewText } from './views.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
 

@@ -4,7 +4,7 @@
  */
 import type { NetworkInterfaceInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { allowedHostnames, clientUrl, hostOfHeader, isLoopback, isWildcard, reachLines, type Interfaces } from '../../src/gateway/hostCheck.js';
+import { allowedHostnames, clientUrl, hostOfHeader, isLoopback, isWildcard, reachLines, type Interfaces } from '../../../src/gateway/fronts/hostCheck.js';
 
 const info = (address: string, family: 'IPv4' | 'IPv6', internal: boolean): NetworkInterfaceInfo =>
   ({ address, family, internal, netmask: '', mac: '00:00:00:00:00:00', cidr: null, ...(family === 'IPv6' ? { scopeid: 0 } : {}) }) as NetworkInterfaceInfo;

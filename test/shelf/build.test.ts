@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue } from '../src/catalog/build.js';
-import type { UpstreamTool } from '../src/catalog/types.js';
-import { parseConfig } from '../src/config/load.js';
-import { projectTool } from '../src/schema/project.js';
-import { buildShelf, manifestBudget, MANIFEST_FLOOR_TOKENS, ruleWarnings } from '../src/shelf.js';
-import { jsonBytes } from '../src/schema/measure.js';
-import { advertisedTools, wireTool } from '../src/gateway/advertise.js';
+import { buildCatalogue } from '../../src/catalog/build.js';
+import type { UpstreamTool } from '../../src/catalog/types.js';
+import { parseConfig } from '../../src/config/load.js';
+import { projectTool } from '../../src/schema/project.js';
+import { buildShelf, manifestBudget, MANIFEST_FLOOR_TOKENS, ruleWarnings } from '../../src/shelf/build.js';
+import { jsonBytes } from '../../src/schema/measure.js';
+import { advertisedTools, wireTool } from '../../src/gateway/toolList.js';
 
-const catalogs = new URL('../../shared/data/catalogs/', import.meta.url);
+const catalogs = new URL('../../../shared/data/catalogs/', import.meta.url);
 const load = (file: string): UpstreamTool[] => JSON.parse(readFileSync(new URL(file, catalogs), 'utf8')) as UpstreamTool[];
 
 function configOf(json: unknown) {
@@ -41,7 +41,7 @@ describe.skipIf(!existsSync(catalogs))('manifest budget', () => {
 });
 
 describe('tools rules that match nothing', () => {
-  const bundled = JSON.parse(readFileSync(new URL('./fixtures/catalogs/bundled.json', import.meta.url), 'utf8')) as Record<string, UpstreamTool[]>;
+  const bundled = JSON.parse(readFileSync(new URL('../fixtures/catalogs/bundled.json', import.meta.url), 'utf8')) as Record<string, UpstreamTool[]>;
 
   it('warns, with close names, about a rule naming no tool of its listed server; a server not listed yet is not judged', () => {
     const config = configOf({

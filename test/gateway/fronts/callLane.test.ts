@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallToolRequestSchema, JSONRPCRequestSchema } from '@modelcontextprotocol/core';
 import { Server } from '@modelcontextprotocol/server';
-import { CallLane, encodeLaneResult, laneCall, laneErrorResponse, type LaneTarget } from '../../src/gateway/callLane.js';
+import { CallLane, encodeLaneResult, laneCall, laneErrorResponse, type LaneTarget } from '../../../src/gateway/fronts/callLane.js';
 
 const envelope = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

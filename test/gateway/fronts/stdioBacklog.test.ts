@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { BoundedStdioTransport, MAX_BACKLOG_BYTES } from '../../src/gateway/stdio.js';
+import { BoundedStdioTransport, MAX_BACKLOG_BYTES } from '../../../src/gateway/fronts/stdio.js';
 
 const MiB = 1024 * 1024;
 const progress = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: n, message: 'p'.repeat(MiB) } });

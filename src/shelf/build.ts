@@ -3,29 +3,29 @@
  * manifest, from the config and each upstream's tools. Rebuilt whole whenever an upstream's tools
  * change. Source: docs/architecture.md (shape), docs/tools.md, docs/search.md.
  */
-import { buildCatalogue, type Catalogue, type HeldFn } from './catalog/build.js';
-import { unmatchedRules } from './catalog/exposure.js';
-import { unmatchedViewPatterns, viewCatalogue } from './catalog/views.js';
-import { schemaOptionsFor } from './config/defaults.js';
-import type { Config, ViewConfig } from './config/types.js';
-import type { CatalogEntry, UpstreamTool } from './catalog/types.js';
-import { jsonBytes } from './schema/measure.js';
-import type { HostRanker } from './discovery/hostRanker.js';
-import { rankerCatalogueOf } from './discovery/hostRanker.js';
-import { describeToolSearch } from './discovery/manifest.js';
-import { manifestKey, type ManifestMemo, type MemoizedManifest } from './discovery/manifestMemo.js';
-import { buildFloodGuard } from './discovery/diversify.js';
-import { oversizedServerWarnings } from './discovery/flooding.js';
-import { rankTools } from './discovery/rank.js';
-import { suggestNames } from './discovery/suggest.js';
-import type { SemanticEngine, SemanticScorer } from './discovery/semantic/engine.js';
-import { buildSearchIndex, type SearchHit } from './discovery/searchIndex.js';
-import type { Shelf } from './gateway/types.js';
-import type { Result } from './lib/result.js';
-import { projectTool } from './schema/project.js';
-import type { Logger } from './trace/log.js';
-import { cleanedWarning } from './trust/clean.js';
-import { counted } from './lib/plural.js';
+import { buildCatalogue, type Catalogue, type HeldFn } from '../catalog/build.js';
+import { unmatchedRules } from '../catalog/exposure.js';
+import { unmatchedViewPatterns, viewCatalogue } from '../catalog/views.js';
+import { schemaOptionsFor } from '../config/defaults.js';
+import type { Config, ViewConfig } from '../config/types.js';
+import type { CatalogEntry, UpstreamTool } from '../catalog/types.js';
+import { jsonBytes } from '../schema/measure.js';
+import type { HostRanker } from '../discovery/hostRanker.js';
+import { rankerCatalogueOf } from '../discovery/hostRanker.js';
+import { describeToolSearch } from '../discovery/manifest.js';
+import { manifestKey, type ManifestMemo, type MemoizedManifest } from '../discovery/manifestMemo.js';
+import { buildFloodGuard } from '../discovery/diversify.js';
+import { oversizedServerWarnings } from '../discovery/flooding.js';
+import { rankTools } from '../discovery/rank.js';
+import { suggestNames } from '../discovery/suggest.js';
+import type { SemanticEngine, SemanticScorer } from '../discovery/semantic/engine.js';
+import { buildSearchIndex, type SearchHit } from '../discovery/searchIndex.js';
+import type { Shelf } from '../gateway/types.js';
+import type { Result } from '../lib/result.js';
+import { projectTool } from '../schema/project.js';
+import type { Logger } from '../trace/log.js';
+import { cleanedWarning } from '../trust/clean.js';
+import { counted } from '../lib/plural.js';
 
 /** A shelf with BM25 alone beside its served ranking: the whole shelf, or one view's ({@link buildViewShelf}). */
 export interface ViewShelf extends Shelf {

@@ -4,25 +4,25 @@
  * while the upstreams start, so its load time overlaps theirs (docs/benchmarks.md, "Start-up").
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import type { Config } from './config/types.js';
-import { LONGEST_TIMER_MS } from './lib/timers.js';
-import type { BuiltShelf, ViewShelf } from './shelf.js';
+import type { Config } from '../config/types.js';
+import { LONGEST_TIMER_MS } from '../lib/timers.js';
+import type { BuiltShelf, ViewShelf } from './build.js';
 import { summarize, type StartSummary } from './summary.js';
-import type { Logger } from './trace/log.js';
-import type { ConnectionOptions } from './upstream/connection.js';
+import type { Logger } from '../trace/log.js';
+import type { ConnectionOptions } from '../upstream/connection.js';
 import { join } from 'node:path';
-import { fileManifestMemo } from './discovery/manifestMemo.js';
-import { ListingCache } from './upstream/listingCache.js';
-import { UpstreamPool, type Reconciled } from './upstream/pool.js';
-import type { SemanticEngine } from './discovery/semantic/engine.js';
-import { storeFromEnv, upstreamAuth } from './auth/upstreamAuth.js';
-import type { HeldFn } from './catalog/build.js';
-import type { TraceSink } from './trace/events.js';
-import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from './trust/keeper.js';
-import { pinsDir, PinStore } from './trust/store.js';
-import { privateDirProblem } from './lib/stateDir.js';
-import { approveStored, rejectStored, type ApproveOutcome } from './trust/approval.js';
-import type { ServerPins } from './trust/judge.js';
+import { fileManifestMemo } from '../discovery/manifestMemo.js';
+import { ListingCache } from '../upstream/listingCache.js';
+import { UpstreamPool, type Reconciled } from '../upstream/pool.js';
+import type { SemanticEngine } from '../discovery/semantic/engine.js';
+import { storeFromEnv, upstreamAuth } from '../auth/upstreamAuth.js';
+import type { HeldFn } from '../catalog/build.js';
+import type { TraceSink } from '../trace/events.js';
+import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from '../trust/keeper.js';
+import { pinsDir, PinStore } from '../trust/store.js';
+import { privateDirProblem } from '../lib/stateDir.js';
+import { approveStored, rejectStored, type ApproveOutcome } from '../trust/approval.js';
+import type { ServerPins } from '../trust/judge.js';
 
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
@@ -209,7 +209,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
   const starting = pool.start(cachedStartGate);
-  const [{ buildShelf, buildViewShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./shelf.js'), import('./discovery/hostRanker.js')]);
+  const [{ buildShelf, buildViewShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./build.js'), import('../discovery/hostRanker.js')]);
   const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {

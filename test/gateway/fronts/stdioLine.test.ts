@@ -1,7 +1,7 @@
 /** fitLine (gateway/stdioLine.ts): what goes to a stdio client whose line is at most N bytes. */
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { fitLine as fitSerialised } from '../../src/gateway/stdioLine.js';
+import { fitLine as fitSerialised } from '../../../src/gateway/fronts/stdioLine.js';
 
 const fitLine = (message: JSONRPCMessage, max: number) => fitSerialised(message, JSON.stringify(message), max);
 

@@ -2,8 +2,8 @@
  * What a client is told about view names (docs/views.md): the sentence for a view the config does not
  * have, with the closest name offered. Pure.
  */
-import { suggestNames } from '../discovery/suggest.js';
-import { printableLine } from '../lib/printable.js';
+import { suggestNames } from '../../discovery/suggest.js';
+import { printableLine } from '../../lib/printable.js';
 
 /** Longest view name quoted back, in characters: the name comes from a URL or a flag. */
 const MAX_QUOTED_CHARS = 80;

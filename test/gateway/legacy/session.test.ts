@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import type { UpstreamTool } from '../../src/catalog/types.js';
-import { GatewaySession } from '../../src/gateway/session.js';
-import type { UpstreamDirectory } from '../../src/gateway/types.js';
-import { FILES, inProcess, MATH, NO_DIRECTORY, object, settle } from './inProcess.js';
+import type { UpstreamTool } from '../../../src/catalog/types.js';
+import { GatewaySession } from '../../../src/gateway/legacy/session.js';
+import type { UpstreamDirectory } from '../../../src/gateway/types.js';
+import { FILES, inProcess, MATH, NO_DIRECTORY, object, settle } from '../inProcess.js';
 
 /** A session over `listings` and a Client named `clientName` connected to it. */
 async function connect(clientName: string, listings = new Map([['files', FILES], ['math', MATH]]), directory: UpstreamDirectory = NO_DIRECTORY) {

@@ -8,14 +8,14 @@
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyDefaults } from '../../src/config/defaults.js';
-import { serveHttp, type HttpFront } from '../../src/gateway/http.js';
-import { GatewaySession } from '../../src/gateway/session.js';
-import { UpstreamSubscriptions } from '../../src/gateway/subscriptions.js';
-import { buildShelf } from '../../src/shelf.js';
-import { nullTrace } from '../../src/trace/jsonl.js';
-import { silentLogger } from '../../src/trace/log.js';
-import { initializeRequest, openRawHttp, post, PROTOCOL_VERSION } from './wire.js';
+import { applyDefaults } from '../../../src/config/defaults.js';
+import { serveHttp, type HttpFront } from '../../../src/gateway/fronts/http.js';
+import { GatewaySession } from '../../../src/gateway/legacy/session.js';
+import { UpstreamSubscriptions } from '../../../src/gateway/subscriptions.js';
+import { buildShelf } from '../../../src/shelf/build.js';
+import { nullTrace } from '../../../src/trace/jsonl.js';
+import { silentLogger } from '../../../src/trace/log.js';
+import { initializeRequest, openRawHttp, post, PROTOCOL_VERSION } from '../wire.js';
 
 const config = applyDefaults({ mcpServers: {} }, tmpdir());
 const shelf = buildShelf(config, new Map(), undefined);

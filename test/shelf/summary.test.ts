@@ -1,7 +1,7 @@
 /** The all-direct figure (summary.ts): each upstream's `{"tools":[…]}` summed, and never a failed start over a hostile tool. */
 import { describe, expect, it } from 'vitest';
-import type { UpstreamTool } from '../src/catalog/types.js';
-import { allDirectBytes } from '../src/summary.js';
+import type { UpstreamTool } from '../../src/catalog/types.js';
+import { allDirectBytes } from '../../src/shelf/summary.js';
 
 const tool = (name: string): UpstreamTool => ({ name, inputSchema: { type: 'object' } });
 

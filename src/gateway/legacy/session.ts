@@ -5,25 +5,25 @@
  */
 import { CallToolRequestSchema, ListToolsRequestSchema, LoggingLevelSchema, ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type Tool, type Transport } from '@modelcontextprotocol/server';
-import type { TraceSink } from '../trace/events.js';
-import type { Logger } from '../trace/log.js';
-import { advertisedEvent, advertisedTools } from './advertise.js';
-import { fitResult } from './results.js';
-import { instructionsForList, reopen, SHELF_INSTRUCTIONS, SHELF_INSTRUCTIONS_BRIDGE } from './instructions.js';
-import { CALL_TOOL, TOOL_SEARCH } from './bridgeTools.js';
-import { BRIDGE_SEARCH_PREAMBLE, TOOL_SEARCH_PREAMBLE } from '../discovery/manifest.js';
-import { GatewayServer, handleRequest, type Extra } from './handlers.js';
-import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from './clients.js';
-import { dispatchCall, type DispatchSettings } from './dispatch.js';
-import type { LaneTarget } from './callLane.js';
-import type { NamingOptions } from '../catalog/naming.js';
-import type { Config } from '../config/types.js';
-import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from './passthrough.js';
-import type { Admit, CheckOutput, Shelf, UpstreamCaller, UpstreamDirectory } from './types.js';
-import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../upstream/relay.js';
-import { canElicitForm } from './confirm.js';
-import type { RequestOrigin } from '../upstream/types.js';
-import type { UpstreamSubscriptions } from './subscriptions.js';
+import type { TraceSink } from '../../trace/events.js';
+import type { Logger } from '../../trace/log.js';
+import { advertisedEvent, advertisedTools } from '../toolList.js';
+import { fitResult } from '../results.js';
+import { instructionsForList, reopen, SHELF_INSTRUCTIONS, SHELF_INSTRUCTIONS_BRIDGE } from '../instructions.js';
+import { CALL_TOOL, TOOL_SEARCH } from '../bridgeTools.js';
+import { BRIDGE_SEARCH_PREAMBLE, TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
+import { GatewayServer, handleRequest, type Extra } from '../handlers.js';
+import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from '../clients.js';
+import { dispatchCall, type DispatchSettings } from '../dispatch.js';
+import type { LaneTarget } from '../fronts/callLane.js';
+import type { NamingOptions } from '../../catalog/naming.js';
+import type { Config } from '../../config/types.js';
+import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from '../passthrough.js';
+import type { Admit, CheckOutput, Shelf, UpstreamCaller, UpstreamDirectory } from '../types.js';
+import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../../upstream/relay.js';
+import { canElicitForm } from '../confirm.js';
+import type { RequestOrigin } from '../../upstream/types.js';
+import type { UpstreamSubscriptions } from '../subscriptions.js';
 
 /** A session's discovery and bridge settings, read from `config` (`discovery`, `bridge`, `trace` keys). */
 export function sessionSettings(config: Config): SessionOptions['settings'] {

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { CallToolRequest, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
-import { HeldCalls, HOLD_MS, NOT_HELD_TEXT } from '../../src/gateway/modern/heldCalls.js';
+import { HeldCalls, HOLD_MS, NOT_HELD_TEXT } from '../../../src/gateway/modern/callRounds.js';
 
 const request = (name: string): CallToolRequest => ({ method: 'tools/call', params: { name, arguments: {} } });
 

@@ -8,8 +8,8 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { sendWebResponse } from '../../src/gateway/webBridge.js';
-import { waitFor } from '../helpers/gateway.js';
+import { sendWebResponse } from '../../../src/gateway/fronts/webBridge.js';
+import { waitFor } from '../../helpers/gateway.js';
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invalidReason, invalidRequestAnswer, readableId } from '../../src/gateway/invalidMessage.js';
+import { invalidReason, invalidRequestAnswer, readableId } from '../../../src/gateway/fronts/invalidMessage.js';
 
 describe('invalid requests are answered with their id when it can be read (JSON-RPC 2.0 §5)', () => {
   it('the exact input of the issue gets -32600 with id 2 and says params must be an object', () => {
