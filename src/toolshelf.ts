@@ -14,7 +14,8 @@ import type { HttpFront } from './gateway/fronts/http.js';
 import type { ModernFront } from './gateway/modern/front.js';
 import type { SocketFront } from './gateway/fronts/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
-import type { GatewaySession, SessionOptions } from './gateway/legacy/session.js';
+import type { GatewaySession } from './gateway/legacy/session.js';
+import { sessionSettings, type SessionOptions } from './gateway/sessionOptions.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
@@ -164,7 +165,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
   const [
-    { GatewaySession, sessionSettings },
+    { GatewaySession },
     { serveHttp, maxSessionsFromEnv, maxConnectionsPerPeerFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },

@@ -16,7 +16,7 @@ import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { Catalogue, HeldEntry } from '../catalog/build.js';
 import { heldAnswer } from '../trust/judge.js';
-import { ClientLacksCapability } from '../upstream/relay.js';
+import { ClientLacksCapability } from '../lib/relayedRequests.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {

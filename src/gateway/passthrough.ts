@@ -21,12 +21,25 @@ import type { NamingOptions } from '../catalog/naming.js';
 import { cleanListed, mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
 import { jsonBytes } from '../schema/measure.js';
 import { handleRequest, type Extra } from './handlers.js';
-import type { HeldRequest } from './modern/callRounds.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamDirectory } from './types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
 
 type Item = Record<string, unknown>;
+
+/**
+ * A request a modern client's server may hold across `input_required` rounds (modern/callRounds.ts):
+ * a tools/call or a prompts/get (by `name`), or a resources/read (by `uri`).
+ */
+export interface HeldRequest {
+  readonly method: string;
+  readonly params: { readonly name?: string; readonly uri?: string; readonly arguments?: unknown; readonly _meta?: { readonly progressToken?: unknown } };
+}
+
+/** An upstream's log message as a client sees it: its logger prefixed with the server key (`server/logger`, or `server`). */
+export function upstreamLog(server: string, params: Record<string, unknown>): Record<string, unknown> {
+  return { ...params, logger: typeof params.logger === 'string' ? `${server}/${params.logger}` : server };
+}
 
 /** Routes learnt from the latest lists, shared by every session. Replaced whole per list. */
 export interface SharedRoutes {

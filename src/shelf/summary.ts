@@ -6,8 +6,8 @@
 import type { Config } from '../config/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
 import { encodeLaneResult } from '../gateway/fronts/callLane.js';
-import { modernTools, TOOLS_LIST_CACHE } from '../gateway/modern/server.js';
-import { legacyTools, sessionSettings } from '../gateway/legacy/session.js';
+import { legacyTools, modernTools, TOOLS_LIST_CACHE } from '../gateway/toolList.js';
+import { sessionSettings } from '../gateway/sessionOptions.js';
 import { estimateTokens, jsonBytes } from '../schema/measure.js';
 import type { BuiltShelf } from './build.js';
 import type { UpstreamSummary } from '../upstream/pool.js';

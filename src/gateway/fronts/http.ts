@@ -16,6 +16,7 @@ import type { Logger } from '../../trace/log.js';
 import { allowedHostnames, clientUrl, hostOfHeader, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from '../legacy/session.js';
+import { MAX_SESSIONS } from '../sessionOptions.js';
 import { unknownViewText } from './views.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
 
@@ -23,12 +24,6 @@ import { sendWebResponse, webRequest } from './webBridge.js';
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session idle (no exchange open, see `Live`) for this long is closed, in ms (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60_000;
-/**
- * Most HTTP sessions open at once. Each session holds an SDK Server and its promotions (2,000
- * initializes in 3 s grew RSS by 94 MB: `test/gateway/http.test.ts`). At the cap a new initialize closes the
- * least recently used idle session; only when every session is busy does it get 503.
- */
-export const MAX_SESSIONS = 1000;
 /**
  * Longest time a client may take to send a request's headers, in ms: a client that sends them byte by
  * byte (slowloris) is answered 408 and closed. Node's default is 60 s.

@@ -1,113 +1,23 @@
 /**
- * class GatewaySession: one client connection (stdio has one; each Streamable HTTP session has its
- * own). Holds the SDK Server, this client's promoted tools in promotion order, and what the client
+ * class GatewaySession: one legacy (2025-11-25 and earlier) client connection (stdio has one; each
+ * Streamable HTTP session has its own). Holds the SDK Server, this client's promoted tools in promotion order, and what the client
  * last listed, so list_changed is sent only when what it sees changed. Source: docs/tools.md.
  */
 import { CallToolRequestSchema, ListToolsRequestSchema, LoggingLevelSchema, ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type Tool, type Transport } from '@modelcontextprotocol/server';
-import type { TraceSink } from '../../trace/events.js';
 import type { Logger } from '../../trace/log.js';
-import { advertisedEvent, advertisedTools } from '../toolList.js';
+import { advertisedEvent, legacyShape, legacyTools } from '../toolList.js';
 import { fitResult } from '../results.js';
 import { instructionsForList, reopen, SHELF_INSTRUCTIONS, SHELF_INSTRUCTIONS_BRIDGE } from '../instructions.js';
 import { CALL_TOOL, TOOL_SEARCH } from '../bridgeTools.js';
-import { BRIDGE_SEARCH_PREAMBLE, TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
 import { GatewayServer, handleRequest, type Extra } from '../handlers.js';
-import { bridgeEnabled, descriptionLimit, discoveryMode, type DiscoveryMode, type DiscoveryModeSetting } from '../clients.js';
-import { dispatchCall, type DispatchSettings } from '../dispatch.js';
+import { dispatchCall } from '../dispatch.js';
 import type { LaneTarget } from '../fronts/callLane.js';
-import type { NamingOptions } from '../../catalog/naming.js';
-import type { Config } from '../../config/types.js';
-import { clientUri, passthroughCapabilities, registerPassthrough, type SharedRoutes } from '../passthrough.js';
-import type { Admit, CheckOutput, Shelf, UpstreamCaller, UpstreamDirectory } from '../types.js';
-import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../../upstream/relay.js';
+import { clientUri, passthroughCapabilities, registerPassthrough, upstreamLog } from '../passthrough.js';
+import { RELAY_TIMEOUT_MS, type SessionOptions } from '../sessionOptions.js';
+import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../../lib/relayedRequests.js';
 import { canElicitForm } from '../confirm.js';
 import type { RequestOrigin } from '../../upstream/types.js';
-import type { UpstreamSubscriptions } from '../subscriptions.js';
-
-/** A session's discovery and bridge settings, read from `config` (`discovery`, `bridge`, `trace` keys). */
-export function sessionSettings(config: Config): SessionOptions['settings'] {
-  return {
-    discoveryEnabled: config.discovery.enabled,
-    defaultLimit: config.discovery.defaultLimit,
-    maxLimit: config.discovery.maxLimit,
-    captureToolIo: config.trace.captureToolIo,
-    callTool: config.bridge.callTool,
-    confirm: { confirm: config.bridge.confirm, unaskable: config.bridge.unaskable },
-    discoveryMode: config.discovery.mode,
-    alwaysLoad: config.discovery.alwaysLoad,
-  };
-}
-
-/**
- * What a legacy client named `name` (undefined: unnamed) is given (docs/tools.md): who finds
- * its deferred tools, and whether its list has tool_search (only in `own` mode: in `client` mode the
- * client's search finds tools) and call_tool.
- */
-export function legacyShape(settings: SessionOptions['settings'], name: string | undefined): { readonly mode: DiscoveryMode; readonly search: boolean; readonly callTool: boolean } {
-  const mode = discoveryMode(settings.discoveryMode, name);
-  return { mode, search: settings.discoveryEnabled && mode === 'own', callTool: mode === 'own' && bridgeEnabled(settings.callTool, name) };
-}
-
-/**
- * The legacy tools/list for a client named `name` with `promoted` tools (promotion order). Pure over
- * the shelf. tool_search's description names call_tool for a client that has it (one that ignores
- * list_changed never lists a found tool).
- */
-export function legacyTools(shelf: Pick<Shelf, 'catalogue' | 'searchDescription'>, settings: SessionOptions['settings'], name: string | undefined, promoted: readonly string[]): Tool[] {
-  const { mode, search, callTool } = legacyShape(settings, name);
-  const description = search ? shelf.searchDescription(descriptionLimit(name)) : undefined;
-  return advertisedTools(shelf.catalogue, promoted, {
-    searchDescription: description !== undefined && callTool ? reopen(description, TOOL_SEARCH_PREAMBLE, BRIDGE_SEARCH_PREAMBLE) : description,
-    maxLimit: settings.maxLimit,
-    callTool,
-    mode,
-    alwaysLoad: settings.alwaysLoad,
-  });
-}
-
-/** Everything a session is given by the composition root. */
-export interface SessionOptions {
-  readonly id: string;
-  readonly version: string;
-  readonly shelf: () => Shelf;
-  readonly caller: UpstreamCaller;
-  readonly admit: Admit;
-  /** Checks each result against the outputSchema the client was given (schema/output.ts). */
-  readonly checkOutput?: CheckOutput;
-  readonly trace: TraceSink;
-  readonly logger: Logger;
-  /** The initialize `instructions` (default {@link SHELF_INSTRUCTIONS}; with upstream ones, see instructions.ts). */
-  readonly instructions?: string;
-  readonly settings: DispatchSettings & {
-    readonly callTool: 'auto' | 'always' | 'never';
-    /** `discovery.mode` and `discovery.alwaysLoad`. */
-    readonly discoveryMode: DiscoveryModeSetting;
-    readonly alwaysLoad: boolean;
-  };
-  /** UTF-8 bytes and estimated tokens of a value's compact JSON (schema/measure). */
-  readonly measure: (value: unknown) => { bytes: number; tokens: number };
-  /**
-   * Largest tool result in bytes this client can take, if it has a limit: the SDK's stdio clients drop
-   * the connection on a line over 10 MiB, so an over-size result becomes an `isError` instead.
-   */
-  readonly maxResultBytes?: number;
-  /** Resources, prompts, completion and logging from upstreams. */
-  readonly passthrough: {
-    readonly directory: UpstreamDirectory;
-    readonly routes: SharedRoutes;
-    readonly naming: NamingOptions;
-    readonly prefixed: (server: string) => boolean;
-    /** The process's upstream resource subscriptions, shared by every client. */
-    readonly upstreamSubscriptions: UpstreamSubscriptions;
-  };
-}
-
-
-/** An upstream's log message as a client sees it: its logger prefixed with the server key (`server/logger`, or `server`). */
-export function upstreamLog(server: string, params: Record<string, unknown>): Record<string, unknown> {
-  return { ...params, logger: typeof params.logger === 'string' ? `${server}/${params.logger}` : server };
-}
 
 /** Log levels from least to most severe: the SDK's schema order (RFC 5424 as MCP names them; MCP spec, Server › Utilities › Logging). */
 const LOG_LEVELS: readonly string[] = LoggingLevelSchema.options;
@@ -118,9 +28,6 @@ function below(level: unknown, threshold: string | undefined): boolean {
   const min = threshold === undefined ? -1 : LOG_LEVELS.indexOf(threshold);
   return at >= 0 && min >= 0 && at < min;
 }
-
-/** How long a client may take to answer a relayed sampling or elicitation request, in ms (a person may be answering). */
-export const RELAY_TIMEOUT_MS = 600_000;
 
 export class GatewaySession {
   readonly server: GatewayServer;

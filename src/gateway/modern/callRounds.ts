@@ -42,10 +42,10 @@ import {
   type LoggingLevel,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../../upstream/relay.js';
+import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../../lib/relayedRequests.js';
 import type { RequestOrigin } from '../../upstream/types.js';
-import { MAX_SESSIONS } from '../fronts/http.js';
-import { RELAY_TIMEOUT_MS, upstreamLog } from '../legacy/session.js';
+import { upstreamLog, type HeldRequest } from '../passthrough.js';
+import { MAX_SESSIONS, RELAY_TIMEOUT_MS } from '../sessionOptions.js';
 
 /** How long a held call waits for the client's retry after answering `input_required`, in ms (a person may be answering; the legacy relay's limit). */
 export const HOLD_MS = RELAY_TIMEOUT_MS;
@@ -60,12 +60,6 @@ export const ROUND_SETTLE_MS = 50;
 /** The answer (a -32602 error) to a retry that names no call held here: the spec's refusal of state that fails verification. */
 export const NOT_HELD_TEXT =
   'This call was waiting for your answer on another toolshelf instance, or waited longer than 10 minutes, and cannot be resumed here. Call the tool again.';
-
-/** A request that can be held: a tools/call or a prompts/get (by `name`), or a resources/read (by `uri`). */
-export interface HeldRequest {
-  readonly method: string;
-  readonly params: { readonly name?: string; readonly uri?: string; readonly arguments?: unknown; readonly _meta?: { readonly progressToken?: unknown } };
-}
 
 interface Ask {
   readonly method: string;

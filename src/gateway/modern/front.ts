@@ -10,12 +10,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isJsonContentType, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { SEARCHES_MCP_TOOLS } from '../clients.js';
-import { MAX_SESSIONS } from '../fronts/http.js';
+import { MAX_SESSIONS } from '../sessionOptions.js';
 import { clientUri } from '../passthrough.js';
 import { sendWebResponse, webRequest } from '../fronts/webBridge.js';
 import { HeldCalls } from './callRounds.js';
 import { holdUris, listenRequest, StdioListens, withResourceSubscriptions } from './listens.js';
-import { modernServer, modernTools, type ModernOptions, type ModernServer } from './server.js';
+import { modernTools } from '../toolList.js';
+import { modernServer, type ModernOptions, type ModernServer } from './server.js';
 import type { UpstreamSubscriptions } from '../subscriptions.js';
 import type { ModernStdio } from '../fronts/stdio.js';
 

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_SEARCH_PREAMBLE } from '../../../src/discovery/manifest.js';
 import { SHELF_INSTRUCTIONS } from '../../../src/gateway/instructions.js';
-import { MODERN_INSTRUCTIONS, MODERN_SEARCH_PREAMBLE, modernInstructions, modernSearchDescription } from '../../../src/gateway/modern/server.js';
+import { MODERN_INSTRUCTIONS, modernInstructions } from '../../../src/gateway/modern/server.js';
+import { MODERN_SEARCH_PREAMBLE, modernSearchDescription } from '../../../src/gateway/toolList.js';
 
 describe('modern wording', () => {
   it('tool_search: the modern preamble replaces the legacy one, the manifest after it unchanged, never longer', () => {
