@@ -3,7 +3,7 @@
 // (served by bench/fixtures/catalogServer.mjs), each run side by side in one process:
 //   - upstreams direct: what a client receives with every upstream registered directly, one tools/list
 //     result `{"tools":[…]}` per upstream, summed (pages merged): the same "all-direct" figure as the
-//     gateway's start-up summary and `inspect` (src/summary.ts, docs/operations.md);
+//     gateway's start-up summary and `inspect` (src/shelf/summary.ts, docs/operations.md);
 //   - the built CLI over stdio with an SDK Client, in five configs: all tools direct (verbatim, and
 //     compacted), as configured / deferred (verbatim, and compacted = the default "third-party"), and
 //     deferred in `client` discovery mode (every deferred tool listed, compacted, with its
@@ -126,7 +126,7 @@ async function gatewayList(config, label) {
   return { ...size(raw), tools: raw.tools.length, ms };
 }
 
-/** The all-direct figure: each upstream's tools/list result `{"tools":[…]}`, bytes and tokens summed (src/summary.ts `allDirectBytes`). */
+/** The all-direct figure: each upstream's tools/list result `{"tools":[…]}`, bytes and tokens summed (src/shelf/summary.ts `allDirectBytes`). */
 function directSize(upstreams) {
   const each = upstreams.filter((u) => u.tools.length > 0).map((u) => size({ tools: u.tools }));
   return { bytes: each.reduce((sum, s) => sum + s.bytes, 0), tokens: each.reduce((sum, s) => sum + s.tokens, 0) };

@@ -3,7 +3,7 @@
  * each server costs on the wire (tools by exposure, canonical vs projected schema bytes, the highest
  * compaction rung, estimated tokens), the first tools/list all-direct vs as configured, the tools whose
  * surface cannot fit the budget, and the manifest as a client will see it; then ends every upstream.
- * Owns argument parsing, the report and printing; sizes come from `summary.ts` and the catalogue.
+ * Owns argument parsing, the report and printing; sizes come from `shelf/summary.ts` and the catalogue.
  * Source: docs/cli.md (`inspect`), docs/tools.md (compaction, manifest), docs/benchmarks.md (first tools/list).
  */
 import { parseArgs } from 'node:util';

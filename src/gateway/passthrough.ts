@@ -86,7 +86,7 @@ export function registerPassthrough(
     /**
      * Runs a prompts/get or resources/read as a held request (modern clients: the upstream's requests
      * during it come back as `input_required`, the two requests besides tools/call where MCP 2026-07-28
-     * allows that; heldCalls.ts), `get` being the request itself with its own origin.
+     * allows that; modern/callRounds.ts), `get` being the request itself with its own origin.
      */
     hold?: (request: HeldRequest, extra: Extra, get: (extra: Extra, origin: RequestOrigin) => Promise<Item>) => Promise<Item>;
   },

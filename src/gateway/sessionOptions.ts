@@ -18,7 +18,8 @@ import type { Admit, CheckOutput, Shelf, UpstreamCaller, UpstreamDirectory } fro
  * Most clients served at once: legacy HTTP sessions (each holds an SDK Server and its promotions;
  * 2,000 initializes in 3 s grew RSS by 94 MB: `test/gateway/fronts/http.test.ts`), and in the 2026-07-28 era held calls and listen
  * streams. At the cap a new legacy initialize closes the least recently used idle session; only when
- * every session is busy does it get 503 (docs/http.md). `TOOLSHELF_MAX_SESSIONS` overrides it.
+ * every session is busy does it get 503 (docs/http.md). `TOOLSHELF_MAX_SESSIONS` overrides it for
+ * HTTP sessions and listen streams (fronts/http.ts `maxSessionsFromEnv`).
  */
 export const MAX_SESSIONS = 1000;
 

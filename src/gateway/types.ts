@@ -1,7 +1,8 @@
 /**
  * What a gateway session needs from the rest of toolshelf, as interfaces: the current shelf
  * (catalogue + discovery), a way to call upstreams, admission. `gateway/` imports nothing from
- * `upstream/` at run time: the pool satisfies {@link UpstreamCaller} structurally.
+ * `upstream/` at run time: the pool satisfies {@link UpstreamCaller} structurally, and the relay
+ * helpers both sides need are in lib/relayedRequests.ts.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Catalogue } from '../catalog/build.js';

@@ -1,5 +1,5 @@
 /**
- * The stdio call lane (gateway/callLane.ts) and direct upstream calls (upstream/directCall.ts) change
+ * The stdio call lane (gateway/fronts/callLane.ts) and direct upstream calls (upstream/directCall.ts) change
  * the path of a plain tools/call, never its answer: over raw stdio, each call is sent once in the
  * plain shape the lane takes and once with one extra `_meta` key that sends it through the SDK
  * Server instead, and the two answers must be byte-identical (ids aside), for both eras, against a

@@ -1,5 +1,5 @@
 /**
- * Faults found in the stdio call lane (gateway/callLane.ts) and direct upstream calls
+ * Faults found in the stdio call lane (gateway/fronts/callLane.ts) and direct upstream calls
  * (upstream/directCall.ts), each with the exact input that failed, over raw stdio to the built CLI
  * in front of a rude 2025-era upstream (fixtures/servers/rude.mjs). A call sent in the lane's shape
  * must end exactly as the same call sent through the SDK Server (a modern call with a progress token

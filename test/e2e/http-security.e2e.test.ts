@@ -2,7 +2,7 @@
  * Streamable HTTP security through the built CLI: loopback bind by default, Host and Origin checks
  * against DNS rebinding, the bearer token (flag and env), the body limit, malformed bodies, unknown
  * sessions, and DELETE ending a session with its promotion state. Idle closing is covered at unit
- * level (test/gateway/http.test.ts). Source: docs/http.md; docs/robustness.md; MCP spec, Transports ›
+ * level (test/gateway/fronts/http.test.ts). Source: docs/http.md; docs/robustness.md; MCP spec, Transports ›
  * Streamable HTTP (security warning, session management).
  */
 import { readFileSync } from 'node:fs';

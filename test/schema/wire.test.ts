@@ -32,7 +32,7 @@ const OPTION_SETS: readonly (readonly [string, ProjectionOptions])[] = [
   ['uncompacted', { prepare: verbatim, compaction: false }],
 ];
 
-/** The Tool a client receives for `tool` (what gateway/advertise.ts `wireTool` sends). */
+/** The Tool a client receives for `tool` (what gateway/toolList.ts `wireTool` sends). */
 function wire(tool: UpstreamTool, options: ProjectionOptions): Record<string, unknown> {
   const projected = projectTool(tool, options);
   return { name: tool.name, description: projected.description, inputSchema: projected.inputSchema, ...projected.fields };

@@ -1,4 +1,4 @@
-/** The all-direct figure (summary.ts): each upstream's `{"tools":[…]}` summed, and never a failed start over a hostile tool. */
+/** The all-direct figure (shelf/summary.ts): each upstream's `{"tools":[…]}` summed, and never a failed start over a hostile tool. */
 import { describe, expect, it } from 'vitest';
 import type { UpstreamTool } from '../../src/catalog/types.js';
 import { allDirectBytes } from '../../src/shelf/summary.js';

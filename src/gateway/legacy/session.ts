@@ -123,7 +123,7 @@ export class GatewaySession {
   }
 
   /**
-   * What the stdio call lane serves this session's plain tools/call with (callLane.ts): the same
+   * What the stdio call lane serves this session's plain tools/call with (fronts/callLane.ts): the same
    * call function as the SDK handler, once the client has initialized.
    */
   laneTarget(): LaneTarget {
@@ -217,7 +217,7 @@ export class GatewaySession {
   /**
    * Sends an upstream's request (sampling/createMessage, elicitation/create, roots/list) to this client as part
    * of its request `extra`, and returns its result verbatim (roots/list to a client without roots:
-   * no roots, relay.ts noRoots). Rejects with -32601 ({@link ClientLacksCapability}) when this client did not declare the capability, with the client's error, or on `signal`.
+   * no roots, lib/relayedRequests.ts noRoots). Rejects with -32601 ({@link ClientLacksCapability}) when this client did not declare the capability, with the client's error, or on `signal`.
    */
   private async ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, extra: Extra): Promise<Record<string, unknown>> {
     if (!this.canAnswer(method)) {

@@ -1,6 +1,7 @@
 /**
- * Upstream calls that need the client's input, served to modern (2026-07-28) clients as
- * multi-round-trip `input_required` results. An upstream asks for sampling or elicitation by sending
+ * The rounds of every modern (2026-07-28) tools/call, prompts/get and resources/read: each is started
+ * here ({@link HeldCalls.serve}), and one whose upstream needs the client's input is served as
+ * multi-round-trip `input_required` results until it completes. An upstream asks for sampling or elicitation by sending
  * a request in the middle of a tools/call, and waits for the answer on that same call; the modern
  * client can only answer by retrying its tools/call with `inputResponses`. So the upstream call is
  * held open in this process: the first round returns `input_required` naming each pending upstream
@@ -150,7 +151,7 @@ class HeldCall<R extends Result> {
    * Puts an upstream's request to the client in the next `input_required` round, under the
    * upstream's `key` when it gave one that is free; resolves with the client's answer from the retry.
    * When the client did not declare the capability, this rejects with -32601 ({@link ClientLacksCapability}; roots/list:
-   * resolves with no roots, relay.ts noRoots) and the round fails with -32021; rejects on `signal`,
+   * resolves with no roots, lib/relayedRequests.ts noRoots) and the round fails with -32021; rejects on `signal`,
    * and when the call ends here unanswered (cancelled, or no retry within {@link HOLD_MS}).
    */
   private ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>> {
@@ -277,7 +278,7 @@ class HeldCall<R extends Result> {
   }
 }
 
-/** The held requests of this process, by `requestState`. */
+/** Every modern call of this process passes through here; those waiting on their client's answer are kept by `requestState`. */
 export class HeldCalls {
   /** By state, oldest first (a Map keeps insertion order): the one given up at the cap. */
   private readonly calls = new Map<string, HeldCall<Result>>();

@@ -3,7 +3,7 @@
  * endpoint as the legacy session front (routed per request by the SDK's own classification), builds
  * the modern Server for a stdio connection that opened with `server/discover`, and publishes upstream
  * list changes on `subscriptions/listen` streams. It holds no client state, so any replica answers
- * any modern request; only a call held for `input_required` lives in one process (heldCalls.ts).
+ * any modern request; only a call held for `input_required` lives in one process (callRounds.ts).
  * Source: docs/protocol-eras.md; SDK v2 docs/migration/support-2026-07-28.md (createMcpHandler, isLegacyRequest,
  * subscriptions/listen).
  */
@@ -59,7 +59,7 @@ interface Publisher {
  * `maxListens` caps the `subscriptions/listen` streams open at once over HTTP (default the legacy
  * session cap, {@link MAX_SESSIONS}): each holds a socket, and a client that opens them and never closes them
  * must not exhaust the process; past it a listen gets 503. The same number caps the
- * calls held for their client's `input_required` retry (heldCalls.ts).
+ * calls held for their client's `input_required` retry (callRounds.ts).
  */
 export function createModernFront(current: () => Omit<ModernOptions, 'held'>, maxListens = MAX_SESSIONS): ModernFront {
   const held = new HeldCalls(maxListens);

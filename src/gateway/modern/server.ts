@@ -58,7 +58,7 @@ let calls = 0;
  * seam's result re-validation would drop fields (the reason GatewayServer bypasses it).
  */
 export class ModernServer extends Server {
-  /** The tools/call function its handler runs, for the stdio call lane (callLane.ts); set by {@link modernServer}. */
+  /** The tools/call function its handler runs, for the stdio call lane (fronts/callLane.ts); set by {@link modernServer}. */
   serveCall: LaneTarget['serve'] = () => Promise.reject(new Error('no tools/call handler'));
   private readonly implementation: Implementation;
   /**

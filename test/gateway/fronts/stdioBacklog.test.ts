@@ -1,5 +1,5 @@
 /**
- * BoundedStdioTransport (gateway/stdio.ts) in front of a client that stops reading: notifications are
+ * BoundedStdioTransport (gateway/fronts/stdio.ts) in front of a client that stops reading: notifications are
  * dropped once MAX_BACKLOG_BYTES wait unread, responses still go out, and reading again resumes them
  * (an upstream's progress flood to such a client grew the gateway's memory without bound).
  */

@@ -1,4 +1,4 @@
-/** fitLine (gateway/stdioLine.ts): what goes to a stdio client whose line is at most N bytes. */
+/** fitLine (gateway/fronts/stdioLine.ts): what goes to a stdio client whose line is at most N bytes. */
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { fitLine as fitSerialised } from '../../../src/gateway/fronts/stdioLine.js';

@@ -1,5 +1,5 @@
 /**
- * The legacy era's GatewaySession (src/gateway/session.ts) in process: an SDK Client on an in-memory
+ * The legacy era's GatewaySession (src/gateway/legacy/session.ts) in process: an SDK Client on an in-memory
  * transport pair, a real shelf, real admission, and an upstream caller that records what reached it.
  * What a client lists, what a search promotes and announces, how call_tool depends on the client's
  * name, and when a catalogue change is announced: each in milliseconds, without a process or socket.
