@@ -16,7 +16,8 @@ import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/cl
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
-import { backoffDelayMs, DEFAULT_BACKOFF, LAZY_MAX_ATTEMPTS, type BackoffOptions } from './backoff.js';
+import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { msUntilRetry, nextState, PENDING, startsOnUse, statusOf, type Lifecycle, type LifecycleEvent, type Transition } from './lifecycle.js';
 import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
@@ -95,8 +96,9 @@ export interface ConnectionOptions {
 export class UpstreamConnection {
   /** The upstream's tools as last listed, verbatim. Kept while the upstream is down. */
   tools: readonly UpstreamTool[] = [];
-  status: UpstreamStatus = 'starting';
-  /** Why the upstream is down or failed, for messages and summaries. */
+  /** Where the connection is in its life; changed only by {@link move} (lifecycle.ts). */
+  private state: Lifecycle = PENDING;
+  /** Why the upstream last failed, for messages and summaries; kept once it is up again (read only while it is not). */
   lastError = '';
   /** The `instructions` of the upstream's last initialize result, if any, cleaned (`trust/clean.ts`). Kept while it is down. */
   instructions: string | undefined;
@@ -108,15 +110,8 @@ export class UpstreamConnection {
   private transport: Transport | undefined;
   /** Transports being ended in the background, awaited by close(). */
   private readonly ending = new Map<Transport, Promise<void>>();
-  private attempt = 0;
-  private retryAt = 0;
-  private upSince = 0;
+  /** The restart of the `retrying` state, armed on entering it and cleared on leaving it ({@link move}). */
   private retryTimer: NodeJS.Timeout | undefined;
-  /**
-   * A lazy upstream that failed {@link LAZY_MAX_ATTEMPTS} times in a row: no retry is scheduled, and
-   * the next call or search that needs it starts it once more (backoff.ts).
-   */
-  private backedOff = false;
   private renewing: Promise<Client | undefined> | undefined;
   /** Counts start attempts; a step of an abandoned attempt (timed out, closed) sees a newer number and changes nothing. */
   private generation = 0;
@@ -137,7 +132,7 @@ export class UpstreamConnection {
   private stamp: VerdictStamp | undefined;
   /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; issue #9 point 3). */
   private readonly resources = new ResourceSubscriptions(
-    () => (this.status === 'ready' ? this.client : undefined),
+    () => (this.state.kind === 'ready' ? this.client : undefined),
     (error) => this.options.logger.debug(`upstream "${this.key}": subscribing resources again: ${this.said(error)}`),
   );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
@@ -153,7 +148,7 @@ export class UpstreamConnection {
   /** Calls and requests under way; an idle lazy upstream is stopped only when none is. */
   private readonly idle = new IdleStop({
     idleMs: () => (this.lazy ? this.idleStopMs : 0),
-    ready: () => this.status === 'ready',
+    ready: () => this.state.kind === 'ready',
     stop: () => this.stopIdle(),
   });
   private readonly authProvider: ReturnType<UpstreamAuth['providerFor']>;
@@ -182,7 +177,7 @@ export class UpstreamConnection {
       logger: options.logger,
       said: (error) => this.said(error),
       listTimeoutMs: () => this.startTimeoutMs(),
-      readyClient: () => (this.status === 'ready' ? this.client : undefined),
+      readyClient: () => (this.state.kind === 'ready' ? this.client : undefined),
       tools: () => this.tools,
       setTools: (tools) => {
         this.tools = tools;
@@ -203,6 +198,24 @@ export class UpstreamConnection {
    */
   get listingSource(): 'live' | 'cache' {
     return this.listedLive ? 'live' : 'cache';
+  }
+
+  /** The lifecycle state as inspect, the dashboard, summaries and traces read it (lifecycle.ts `statusOf`). */
+  get status(): UpstreamStatus {
+    return statusOf(this.state);
+  }
+
+  /**
+   * Moves the lifecycle on `event` (lifecycle.ts `nextState`) under the policy of the moment: the
+   * config's `lazy` is read at each use, and a retiring connection is not retried. The retry timer
+   * belongs to the `retrying` state, so leaving that state clears it. A refused event changes nothing.
+   */
+  private move(event: LifecycleEvent): Transition {
+    const step = nextState(this.state, event, { lazy: this.lazy, retry: this.options.retry !== false && !this.retiring, backoff: this.options.backoff ?? DEFAULT_BACKOFF });
+    if (!step.ok) return step;
+    if (this.state.kind === 'retrying' && step.state !== this.state) clearTimeout(this.retryTimer);
+    this.state = step.state;
+    return step;
   }
 
   /** The protocol era this upstream speaks, once a connect or the cache told it. */
@@ -237,9 +250,9 @@ export class UpstreamConnection {
     if (this.verdict && cached.eraCheckedAt) this.stamp = { eraCheckedAt: cached.eraCheckedAt, ...(cached.eraServerInfo ? { eraServerInfo: cached.eraServerInfo } : {}) };
     else if (cached.era) this.options.logger.debug(`upstream "${this.key}": the cached ${cached.era} verdict is over 7 days old (or unstamped); probing its era again`);
     this.fromCache = true;
-    if (this.lazy) this.status = 'idle';
-    else if (gate) this.holdStart(gate);
-    else void this.start();
+    if (this.lazy) this.move({ type: 'rest' });
+    else if (!gate) void this.start();
+    else if (this.move({ type: 'hold' }).ok) this.holdStart(gate);
     return Promise.resolve();
   }
 
@@ -277,7 +290,7 @@ export class UpstreamConnection {
       this.releaseHeld?.();
       await waited;
     }
-    if (this.status === 'idle' || this.backedOff) await this.start();
+    if (startsOnUse(this.state)) await this.start();
   }
 
   /**
@@ -287,7 +300,7 @@ export class UpstreamConnection {
    */
   reconfigure(server: ServerConfig): void {
     this.server = server;
-    if (this.status === 'idle' && !this.lazy) void this.start();
+    if (this.state.kind === 'idle' && !this.lazy) void this.start();
     else this.idle.touch();
   }
 
@@ -315,7 +328,7 @@ export class UpstreamConnection {
    */
   async retire(graceMs: number): Promise<void> {
     this.retiring = true;
-    clearTimeout(this.retryTimer);
+    this.move({ type: 'retire' });
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle.unused(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
@@ -327,7 +340,7 @@ export class UpstreamConnection {
    * next); does nothing in any other state.
    */
   warm(): void {
-    if (this.status === 'idle' || this.backedOff) void this.start();
+    if (startsOnUse(this.state)) void this.start();
     else {
       this.releaseHeld?.();
       this.idle.touch();
@@ -347,8 +360,8 @@ export class UpstreamConnection {
 
   /** Stops a lazy upstream nobody used for its idle time; its tools stay served from the last listing. */
   private stopIdle(): void {
+    if (!this.move({ type: 'idleStop' }).ok) return;
     this.options.logger.info(`upstream "${this.key}" stopped after ${this.idleStopMs} ms unused; it starts again on first use`);
-    this.status = 'idle';
     this.cachedCapabilities = this.client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.endClient();
   }
@@ -397,8 +410,7 @@ export class UpstreamConnection {
   }
 
   private async startNow(): Promise<void> {
-    if (this.isClosed()) return;
-    this.status = 'starting';
+    if (!this.move({ type: 'start' }).ok) return;
     const timeoutMs = this.startTimeoutMs();
     const generation = ++this.generation;
     const before = fingerprint(this.tools);
@@ -410,10 +422,7 @@ export class UpstreamConnection {
           .then(resolve, reject)
           .finally(() => clearTimeout(timer));
       });
-      if (this.isClosed()) return this.endClient();
-      this.status = 'ready';
-      this.backedOff = false;
-      this.upSince = Date.now();
+      if (!this.move({ type: 'started', now: Date.now() }).ok) return this.endClient();
       this.resources.resume();
       this.saveListing();
       this.stderrTail.markUp();
@@ -423,17 +432,20 @@ export class UpstreamConnection {
       this.relister.resume();
       this.idle.touch();
     } catch (error) {
-      if (this.isClosed()) return;
+      const was = this.state;
+      // Closed meanwhile: nothing to report or retry.
+      if (was.kind !== 'starting') return;
       if (this.signIn && signInFailure(error)) return this.needSignIn(true);
       // Each step of a start gets what is left of the start timeout, so any timeout here is that one: named, so it can be raised.
       const failure = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? new Error(`did not finish starting within ${timeoutMs / 1000} s (startTimeoutMs)`) : error;
       this.lastError = describeFailure(failure, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
-      this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
+      const now = Date.now();
+      const step = this.move({ type: 'startFailed', wasUp: this.tools.length > 0 && !this.fromCache, now, jitter: this.jitter() });
       const repeated = this.lastError === this.lastWarned;
-      const note = repeated || this.options.retry === false || this.backedOff ? '' : ' (retried with backoff; logged again only if the cause changes)';
-      this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
+      const note = repeated || this.options.retry === false || was.backedOff ? '' : ' (retried with backoff; logged again only if the cause changes)';
+      this.report(was.failures === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
       this.endClient();
-      this.scheduleRestart(repeated);
+      this.afterFailure(step, now, repeated);
     } finally {
       // A step of this attempt still under way (after a timeout or close()) now changes nothing.
       this.abandonStart = undefined;
@@ -580,56 +592,60 @@ export class UpstreamConnection {
   }
 
   private onClosed(client: Client): void {
-    if (client !== this.client || this.status !== 'ready') return;
-    this.status = 'down';
+    if (client !== this.client) return;
+    const now = Date.now();
+    const step = this.move({ type: 'crashed', now, jitter: this.jitter() });
+    // Not up (a start or a close ended it): nothing crashed.
+    if (!step.ok) return;
     this.calls.forgetAbandoned();
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
     // What it printed while up may quote a client's call (a path, a query): the log gets it; the reason
     // every client and the shared instance's status lines are told does not (breaker5).
     this.lastError = `the server ${endedBy}`;
-    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) {
-      this.attempt = 0;
-      this.lastWarned = undefined;
-    }
+    // Up long enough for the failure count to start over: the same cause is worth a warning again.
+    if (step.recovered) this.lastWarned = undefined;
     const logged = `${this.lastError}${quote ? `: ${quote}` : ''}`;
     this.report('warn', `upstream "${this.key}" disconnected; ${logged}`, logged);
     this.endClient();
-    this.scheduleRestart(false);
+    this.afterFailure(step, now, false);
   }
 
   /**
-   * Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated
-   * configuration problem). A one-shot command schedules nothing; a lazy upstream at its
-   * {@link LAZY_MAX_ATTEMPTS}th failure in a row backs off to idle instead, saying so once.
+   * Does what the transition after a failure at `now` asks: a `retrying` state's restart is armed and
+   * logged (at debug when `quiet`: a cause already reported), a lazy upstream backing off says so once
+   * (docs/operations.md, "Retries and lazy back-off"); a one-shot command's or a retiring connection's
+   * failure schedules nothing.
    */
-  private scheduleRestart(quiet: boolean): void {
-    if (this.retiring || this.options.retry === false) return;
-    this.attempt += 1;
-    if (this.lazy && this.attempt >= LAZY_MAX_ATTEMPTS) {
-      if (!this.backedOff) this.options.logger.warn(`upstream "${this.key}" failed ${this.attempt} times in a row; as a lazy upstream it is no longer retried, and starts again when a call or search needs it`);
-      this.backedOff = true;
-      clearTimeout(this.retryTimer);
-      return;
+  private afterFailure(step: Transition, now: number, quiet: boolean): void {
+    if (!step.ok) return;
+    const state = step.state;
+    if (state.kind === 'backedOff' && step.backingOff) {
+      this.options.logger.warn(`upstream "${this.key}" failed ${state.failures} times in a row; as a lazy upstream it is no longer retried, and starts again when a call or search needs it`);
     }
-    const delay = backoffDelayMs(this.attempt, (this.options.random ?? Math.random)(), this.options.backoff ?? DEFAULT_BACKOFF);
-    this.retryAt = Date.now() + delay;
-    this.options.logger[quiet ? 'debug' : 'info'](`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempt})`);
+    if (state.kind !== 'retrying') return;
+    const delay = state.retryAt - now;
+    this.options.logger[quiet ? 'debug' : 'info'](`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${state.failures})`);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.restart(), delay);
     this.retryTimer.unref();
   }
 
+  /** A jitter in [0, 1) for the backoff schedule (the `random` option in tests). */
+  private jitter(): number {
+    return (this.options.random ?? Math.random)();
+  }
+
   private async restart(): Promise<void> {
     await this.start();
-    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${counted(this.tools.length, 'tool')}`);
+    if (this.state.kind === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${counted(this.tools.length, 'tool')}`);
   }
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
   get capabilities(): Record<string, unknown> | undefined {
     // Starting from the cache: what it had, so a client that connects meanwhile is offered the same (its requests wait for the start).
     if (this.status === 'idle' || (this.status === 'starting' && this.fromCache)) return this.cachedCapabilities;
-    return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
+    return this.state.kind === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
   }
 
   /**
@@ -638,7 +654,7 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const ready = this.status === 'ready' && this.renewing === undefined ? this.client : undefined;
+    const ready = this.state.kind === 'ready' && this.renewing === undefined ? this.client : undefined;
     const direct = ready && directTransport(ready);
     // Not through an async function: the direct path is the one every stdio call takes (issue #9 "Numbers").
     return ready && direct ? this.callDirect(ready, direct, name, args, options) : this.callGeneral(name, args, options);
@@ -688,12 +704,12 @@ export class UpstreamConnection {
    * undefined when it does not. Resolves true once signed in (the connection then starts again).
    */
   signInNow(): Promise<boolean> | undefined {
-    return this.status === 'needs_sign_in' ? this.signIn?.signInNow() : undefined;
+    return this.state.kind === 'needsSignIn' ? this.signIn?.signInNow() : undefined;
   }
 
   /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
   private needSignIn(onStart: boolean): void {
-    this.status = 'needs_sign_in';
+    if (!this.move({ type: onStart ? 'startRefused' : 'callRefused' }).ok) return;
     this.endClient();
     this.signIn!.enter(onStart);
     this.lastError = this.signIn!.message();
@@ -728,7 +744,7 @@ export class UpstreamConnection {
   /** Runs `op` on the ready client (after a renewal in progress); on an expired session, renews it and runs `op` once more. Undefined when unavailable. */
   private async withRenewal<T>(op: (client: Client) => Promise<T | typeof SESSION_EXPIRED>): Promise<T | typeof SESSION_EXPIRED | undefined> {
     const client = this.renewing ? await this.renewing : this.client;
-    if (!client || this.status !== 'ready') return undefined;
+    if (!client || this.state.kind !== 'ready') return undefined;
     const first = await op(client);
     if (first !== SESSION_EXPIRED) return first;
     const renewed = await this.renewSession(client);
@@ -738,32 +754,32 @@ export class UpstreamConnection {
   /** Replaces a remote connection whose session the server forgot; concurrent callers share one reconnection. */
   private renewSession(expired: Client): Promise<Client | undefined> {
     if (this.renewing) return this.renewing;
-    if (this.client !== expired) return Promise.resolve(this.status === 'ready' ? this.client : undefined);
+    if (this.client !== expired) return Promise.resolve(this.state.kind === 'ready' ? this.client : undefined);
     this.renewing = (async () => {
       this.options.logger.info(`upstream "${this.key}": session expired; reconnecting`);
       this.endClient();
       await this.start();
       this.renewing = undefined;
-      return this.status === 'ready' ? this.client : undefined;
+      return this.state.kind === 'ready' ? this.client : undefined;
     })();
     return this.renewing;
   }
 
   private unavailable(): CallOutcome {
-    if (this.status === 'needs_sign_in' && this.signIn) return { kind: 'unavailable', reason: this.signIn.message() };
+    if (this.state.kind === 'needsSignIn' && this.signIn) return { kind: 'unavailable', reason: this.signIn.message() };
     if (this.status === 'starting') return { kind: 'unavailable', reason: `${this.lastError || 'it is starting'}; it is restarting now` };
     const retryInMs = this.retryInMs();
     return { kind: 'unavailable', reason: this.lastError || this.status, ...(retryInMs !== undefined ? { retryInMs } : {}) };
   }
 
+  /** In how many ms the scheduled restart comes; undefined when none is scheduled. */
   private retryInMs(): number | undefined {
-    if (this.backedOff) return undefined;
-    return this.status === 'down' || this.status === 'failed' ? Math.max(0, this.retryAt - Date.now()) : undefined;
+    return msUntilRetry(this.state, Date.now());
   }
 
   /** Re-reads the status after an await (close() may have run meanwhile). */
   private isClosed(): boolean {
-    return this.status === 'closed';
+    return this.state.kind === 'closed';
   }
 
   /** Synchronous last resort at process exit: kill every stdio process group this connection started. */
@@ -773,8 +789,7 @@ export class UpstreamConnection {
 
   /** Stops retries and ends the upstream (its whole process group for stdio); resolves once every process is gone. */
   async close(): Promise<void> {
-    this.status = 'closed';
-    clearTimeout(this.retryTimer);
+    this.move({ type: 'close' });
     this.idle.close();
     this.relister.close();
     this.resources.close();
