@@ -1,15 +1,16 @@
 /**
- * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client and its
- * lifecycle: start-up within a time limit (whatever hangs), restarts with backoff after a crash or a
- * failed start, reconnection when a remote session expires, the rate limit on its other
- * notifications, and close. Leaves the per-call machinery (timeout, total cap, cancellation,
- * progress, outcomes) to calls.ts, the listing and throttled re-list on
- * `notifications/tools/list_changed` to relist.ts, the client's construction with the
- * sampling/elicitation relay to relay.ts, and which client's call such a request belongs to to
- * callRouting.ts (the connection tracks its calls there and connects outside any call). Knows no qualified names or exposure. An upstream failure
- * never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so tests
- * drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report (H2,
- * M5–M7, C5).
+ * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client and the I/O
+ * of its lifecycle: start-up within a time limit (whatever hangs), restarts with backoff after a
+ * crash or a failed start, reconnection when a remote session expires, the rate limit on its other
+ * notifications, and close. Which state follows which event is decided by lifecycle.ts alone (its
+ * diagram: docs/robustness.md, "The connection's lifecycle"); this class does what each state asks.
+ * Leaves the per-call machinery (timeout, total cap, cancellation, progress, outcomes) to calls.ts,
+ * the listing and throttled re-list on `notifications/tools/list_changed` to relist.ts, the client's
+ * construction with the sampling/elicitation relay to relay.ts, and which client's call such a
+ * request belongs to to callRouting.ts (the connection tracks its calls there and connects outside
+ * any call). Knows no qualified names or exposure. An upstream failure never escapes it: calls
+ * resolve to a {@link CallOutcome}. Timers use the global clock, so tests drive them with fake timers
+ * (test/upstream/connection.test.ts, connection.faults.test.ts).
  */
 import { ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
@@ -64,7 +65,7 @@ export interface ConnectionOptions {
   /**
    * Answers the upstream's requests meant for the client (sampling/createMessage, elicitation/create).
    * When given, toolshelf declares those capabilities to the upstream; when absent it declares none
-   * (only capabilities really forwarded are advertised: issue #5 item 4).
+   * (only capabilities really forwarded are advertised: docs/tools.md, "Sampling, elicitation and roots").
    */
   readonly onServerRequest?: ServerRequestRelay;
   /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
@@ -79,14 +80,14 @@ export interface ConnectionOptions {
   readonly random?: () => number;
   /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
   readonly transports?: TransportFactory;
-  /** The catalogue cache: read at construction, written after every listing (issue #11). */
+  /** The catalogue cache: read at construction, written after every listing (docs/operations.md, "The state folder"). */
   readonly cache?: ListingStore;
   /**
    * The config's defaults for a server's `lazy` and `idleStopMs` (ms; 0 never stops), read at each
    * use so a reloaded config applies to running upstreams (default: eager).
    */
   readonly lazyDefaults?: () => { readonly lazy: boolean; readonly idleStopMs: number };
-  /** OAuth sign-in for remote upstreams (issue #10); without it remote servers get only their `headers`. */
+  /** OAuth sign-in for remote upstreams (docs/sign-in.md); without it remote servers get only their `headers`. */
   readonly auth?: UpstreamAuth;
   /** Told of every stdio process group, so the groups end even if the gateway is killed (set by the pool). */
   readonly groups?: GroupRegistry;
@@ -118,7 +119,7 @@ export class UpstreamConnection {
   /** Ends the start in progress at once (for close()). */
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
-  /** Requests waiting on this upstream for a client, to route its sampling and elicitation (issue #8 point 2). */
+  /** Requests waiting on this upstream for a client, to route its sampling and elicitation (docs/tools.md, "Sampling, elicitation and roots"). */
   private readonly calls: CallRouter;
   /** The gateway's relay of this upstream's requests to clients, each counted as its client's turn (undefined: none relayed). */
   private readonly relay: ServerRequestRelay | undefined;
@@ -126,11 +127,11 @@ export class UpstreamConnection {
   private readonly relister: Relister;
   /** Capabilities from the cache, reported while the upstream is stopped. */
   private cachedCapabilities: Record<string, unknown> | undefined;
-  /** The protocol era this upstream speaks, from the cache or the last connect (issue #9 point 4). */
+  /** The protocol era this upstream speaks, from the cache or the last connect (docs/protocol-eras.md, "Upstreams of either era"). */
   private verdict: EraVerdict | undefined;
-  /** When {@link verdict} was probed and the server's name and version then (it expires: issue #9 point 4). */
+  /** When {@link verdict} was probed and the server's name and version then (it expires: docs/protocol-eras.md). */
   private stamp: VerdictStamp | undefined;
-  /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; issue #9 point 3). */
+  /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; docs/tools.md, "Resource subscriptions and log messages"). */
   private readonly resources = new ResourceSubscriptions(
     () => (this.state.kind === 'ready' ? this.client : undefined),
     (error) => this.options.logger.debug(`upstream "${this.key}": subscribing resources again: ${this.said(error)}`),
@@ -152,7 +153,7 @@ export class UpstreamConnection {
     stop: () => this.stopIdle(),
   });
   private readonly authProvider: ReturnType<UpstreamAuth['providerFor']>;
-  /** The needs-sign-in state of an OAuth upstream (issue #10). */
+  /** The needs-sign-in state of an OAuth upstream (docs/sign-in.md). */
   private readonly signIn: SignInGate | undefined;
 
   constructor(
@@ -223,7 +224,7 @@ export class UpstreamConnection {
     return this.verdict?.era;
   }
 
-  /** Whether this upstream starts on first use and stops when idle (issue #11 point 2). */
+  /** Whether this upstream starts on first use and stops when idle (docs/configuration.md, `lazy`). */
   get lazy(): boolean {
     return this.server.lazy ?? this.options.lazyDefaults?.().lazy ?? false;
   }
@@ -322,9 +323,9 @@ export class UpstreamConnection {
 
   /**
    * Ends this upstream once the calls and requests under way have ended (a config reload replaced or
-   * removed its entry: issue #11 point 3), at most `graceMs` later; no new use reaches it (the pool no
-   * longer routes to it) and it is not restarted meanwhile. Cutting a call in flight answered it
-   * "the connection closed during the call" (breaker4).
+   * removed its entry), at most `graceMs` later; no new use reaches it (the pool no longer routes to
+   * it) and it is not restarted meanwhile. Cutting a call in flight would answer it "the connection
+   * closed during the call" (test/e2e/reload.e2e.test.ts).
    */
   async retire(graceMs: number): Promise<void> {
     this.retiring = true;
@@ -400,7 +401,7 @@ export class UpstreamConnection {
    * is ended in the background, so this never waits past the start timeout for it; close() ends it
    * at once. Tools that differ from before (the first listing too) are announced with
    * `onToolsChanged`. A failure with the cause last reported is logged at debug, so one that keeps
-   * failing the same way (a missing command, a refused port) is reported once (issue #8 point 9).
+   * failing the same way (a missing command, a refused port) is reported once (docs/robustness.md).
    * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
   start(): Promise<void> {
@@ -428,7 +429,7 @@ export class UpstreamConnection {
       this.stderrTail.markUp();
       if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
-      // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
+      // A list_changed that came while the first listing was in flight is re-listed now (docs/robustness.md).
       this.relister.resume();
       this.idle.touch();
     } catch (error) {
@@ -461,7 +462,7 @@ export class UpstreamConnection {
   /**
    * `error` in words fit for a log line: a remote upstream's URL left out as in its start failure
    * (fetch quotes a URL with credentials whole, user, password, query and all, and debug lines
-   * printed them; breaker2 on 995fe7f), a stdio upstream's message as it is.
+   * printed them: test/e2e/debugSecrets.e2e.test.ts), a stdio upstream's message as it is.
    */
   private said(error: unknown): string {
     return describeFailure(error, isRemote(this.server) ? { url: this.server.url } : {});
@@ -508,7 +509,7 @@ export class UpstreamConnection {
   /**
    * Connects a new Client over `candidate()` in the upstream's era: the cached verdict as `prior`
    * (no probe), else as the entry's `protocol` says (era.ts). A stdio child that exits on the probe
-   * is a legacy server: it is spawned once more and connected with `{ kind: 'legacy' }` (issue #9 point 4).
+   * is a legacy server: it is spawned once more and connected with `{ kind: 'legacy' }` (docs/protocol-eras.md).
    * Records the verdict. @throws what the connect throws.
    */
   private async connectInEra(candidate: () => Transport, generation: number, deadline: number): Promise<Client> {
@@ -535,7 +536,7 @@ export class UpstreamConnection {
     const prior = priorFor(setting, this.verdict);
     let client = await openInEra(prior);
     // A server that now gives another name or version than when its legacy verdict was probed may have
-    // gained the 2026-07-28 revision: probe it now rather than in 7 days (issue #9 point 4).
+    // gained the 2026-07-28 revision: probe it now rather than in 7 days (docs/protocol-eras.md).
     if (prior?.kind === 'legacy' && serverChanged(this.stamp, client.getServerVersion()) && this.isCurrent(generation)) {
       this.options.logger.debug(`upstream "${this.key}" is now ${client.getServerVersion()?.version}; probing its era again`);
       this.endClient();
@@ -551,7 +552,7 @@ export class UpstreamConnection {
 
   /**
    * Logs `message` at `level` unless `cause` is the one last reported, which goes to debug: a crash
-   * loop or a server that keeps failing the same way says so once, not on every retry (issue #8 point 9).
+   * loop or a server that keeps failing the same way says so once, not on every retry (docs/robustness.md).
    */
   private report(level: 'error' | 'warn', message: string, cause: string): void {
     this.options.logger[cause === this.lastWarned ? 'debug' : level](message);
@@ -570,7 +571,7 @@ export class UpstreamConnection {
    * modern call's own stream); which request it belongs to is decided as for sampling (callRouting.ts).
    * One sent while no client's request waits is the upstream's own, passed to every legacy session;
    * one that could be either of two clients' is dropped (undefined), as their sampling is refused:
-   * passed to every session, one client's call's line reached the other (breaker3).
+   * passed to every session, one client's call's line would reach the other (test/e2e/modernNotify.e2e.test.ts).
    */
   private withOwner(notification: UpstreamNotification): UpstreamNotification | undefined {
     if (notification.method !== 'notifications/message') return notification;
@@ -601,7 +602,7 @@ export class UpstreamConnection {
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
     // What it printed while up may quote a client's call (a path, a query): the log gets it; the reason
-    // every client and the shared instance's status lines are told does not (breaker5).
+    // every client and the shared instance's status lines are told does not (test/e2e/shared.e2e.test.ts).
     this.lastError = `the server ${endedBy}`;
     // Up long enough for the failure count to start over: the same cause is worth a warning again.
     if (step.recovered) this.lastWarned = undefined;
@@ -656,7 +657,7 @@ export class UpstreamConnection {
   callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
     const ready = this.state.kind === 'ready' && this.renewing === undefined ? this.client : undefined;
     const direct = ready && directTransport(ready);
-    // Not through an async function: the direct path is the one every stdio call takes (issue #9 "Numbers").
+    // Not through an async function: the direct path is the one every stdio call takes (docs/benchmarks.md, proxy overhead).
     return ready && direct ? this.callDirect(ready, direct, name, args, options) : this.callGeneral(name, args, options);
   }
 
@@ -683,7 +684,7 @@ export class UpstreamConnection {
   /**
    * A call on a ready 2025-era stdio connection, sent beside the SDK Client (directCall.ts). Nothing
    * of the general path applies to it: no start to wait for, no remote session to renew, no sign-in;
-   * it is counted in use and routed for the upstream's requests as any call (issue #9 "Numbers").
+   * it is counted in use and routed for the upstream's requests as any call (docs/benchmarks.md, proxy overhead).
    */
   private async callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     this.idle.begin();
@@ -707,7 +708,7 @@ export class UpstreamConnection {
     return this.state.kind === 'needsSignIn' ? this.signIn?.signInNow() : undefined;
   }
 
-  /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
+  /** Final 401/403 or no credentials: wait for sign-in, no restart loop (docs/sign-in.md). The tools last listed stay. */
   private needSignIn(onStart: boolean): void {
     if (!this.move({ type: onStart ? 'startRefused' : 'callRefused' }).ok) return;
     this.endClient();
