@@ -1,7 +1,7 @@
 /**
  * Upstreams connected and the shelf over their tools, kept current as upstreams change. Shared by
  * `serve`, `inspect` and `search`. The shelf's code (index, tokenizer, schema projection) is imported
- * while the upstreams start, so its load time overlaps theirs (DESIGN §13 start-up).
+ * while the upstreams start, so its load time overlaps theirs (docs/benchmarks.md, "Start-up").
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { Config } from './config/types.js';
@@ -27,7 +27,7 @@ import type { ServerPins } from './trust/judge.js';
 /**
  * Longest the gateway waits for upstreams before it serves, in ms. One that is still starting then
  * (a first `npx` download, a server that never answers initialize) joins later with list_changed, so
- * it never holds the others back for its whole start timeout (DESIGN §11).
+ * it never holds the others back for its whole start timeout (docs/robustness.md).
  */
 export const STARTUP_WAIT_MS = 10_000;
 /** Environment variable that overrides {@link STARTUP_WAIT_MS} (a positive integer, in ms). */
@@ -63,7 +63,7 @@ async function settle(starting: Promise<void>, waitMs: number | undefined, signa
 const noClient: NonNullable<ConnectionOptions['onServerRequest']> = (_key, method) =>
   Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `No client is connected to answer ${method}`));
 
-/** Refusal at start, e.g. a name collision on a `prefix: false` server (DESIGN §4). */
+/** Refusal at start, e.g. a name collision on a `prefix: false` server (docs/configuration.md). */
 export class StartupError extends Error {
   readonly code = 'startup_refused';
 }
@@ -86,7 +86,7 @@ export interface OpenShelf {
   /** The config now applied (replaced by {@link OpenShelf.reload}). */
   config(): Config;
   /**
-   * Applies an edited config (issue #11 point 3): servers added, removed or whose upstream part
+   * Applies an edited config: servers added, removed or whose upstream part
    * changed are started, ended or restarted, the rest keep running; the shelf is rebuilt with the
    * new rules and `onRebuilt` called. Throws {@link StartupError} (keeping the running config) when the
    * new one would collide on a `prefix: false` name.
@@ -123,10 +123,10 @@ export interface ShelfHooks {
   readonly signal?: AbortSignal;
   /**
    * The state folder: when given, upstream listings are cached in `catalog/` (served at start,
-   * lazy upstreams start on first use) and rendered manifests memoized beside them (issue #11).
+   * lazy upstreams start on first use) and rendered manifests memoized beside them.
    */
   readonly stateDir?: string;
-  /** The gateway signs in to OAuth upstreams in the browser by itself (serve only; issue #10 item 2). */
+  /** The gateway signs in to OAuth upstreams in the browser by itself (serve only). */
   readonly interactiveSignIn?: boolean;
   /**
    * Wait for every upstream's start to end (up to its own `startTimeoutMs`) instead of the
@@ -159,9 +159,9 @@ export interface ShelfHooks {
 /**
  * Starts every upstream in parallel and builds the shelf; rebuilds it (debounced) when an upstream's
  * tools change and then calls `onRebuilt`. Throws {@link StartupError} on a name collision involving a
- * `prefix: false` server (DESIGN §4), after ending the upstreams. Each rebuild is given the last
- * catalogue, so a qualified name keeps routing to the same tool for the life of the process; a colliding
- * newcomer is suffixed with a warning (issue #8 item 5). Used by serve, inspect and search.
+ * `prefix: false` server (docs/configuration.md), after ending the upstreams. Each rebuild is given the last
+ * catalogue, so a qualified name keeps routing to the same tool for the life of the process; a later
+ * colliding tool is suffixed with a warning. Used by serve, inspect and search.
  */
 export async function openShelf(initial: Config, logger: Logger, version: string, hooks: ShelfHooks = {}): Promise<OpenShelf> {
   const { onRebuilt = () => {}, onNotification, onServerRequest, signal, stateDir, interactiveSignIn = false, waitForEveryStart = false, cachedStartGate, semantic, pins } = hooks;

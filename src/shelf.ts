@@ -1,7 +1,7 @@
 /**
  * Builds the shelf: the immutable catalogue snapshot with its search index, host-ranker view and
  * manifest, from the config and each upstream's tools. Rebuilt whole whenever an upstream's tools
- * change. Source: DESIGN §2 (shape), §6, §7, §8.
+ * change. Source: docs/architecture.md (shape), docs/tools.md, docs/search.md.
  */
 import { buildCatalogue, type Catalogue, type HeldFn } from './catalog/build.js';
 import { unmatchedRules } from './catalog/exposure.js';
@@ -35,7 +35,7 @@ export interface ViewShelf extends Shelf {
 
 /** A shelf plus what start-up summaries and `inspect` report about it. */
 export interface BuiltShelf extends ViewShelf {
-  /** Tools whose manifest entry had to clip a first sentence (DESIGN §6 warning). */
+  /** Tools whose manifest entry had to clip a first sentence (a manifest warning, docs/tools.md). */
   readonly manifestWarnings: readonly string[];
   /** `tools` rules that match no tool of their listed server, one line each ({@link ruleWarnings}). */
   readonly ruleWarnings: readonly string[];
@@ -52,9 +52,9 @@ export interface ShelfMemo {
 /**
  * Builds the catalogue (exposure, names, projected schemas) and, over its deferred tools, the BM25
  * index and the manifest. The manifest is rendered once per distinct client description limit, or
- * read from `memo` when this catalogue was rendered before (issue #11: no tokenizer at start).
+ * read from `memo` when this catalogue was rendered before (no tokenizer at start).
  * `semantic`, the serving gateway's encoder, is told the new catalogue to embed (docs/search.md).
- * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool (issue #8 item 5).
+ * `previous`, the shelf's last catalogue, keeps every name it gave out on the same tool.
  * `held` names the tools held for review (trust/keeper.ts): named, but out of every list, index and manifest.
  */
 export function buildShelf(
@@ -177,9 +177,9 @@ export function ruleWarnings(config: Config, toolsByServer: ReadonlyMap<string, 
 }
 
 /**
- * Largest share of the replaced declarations the manifest may cost. DESIGN §13 asks the first
- * tools/list to be at least 90% smaller than all-direct, so the index of what was left out may take
- * about a tenth of its size; DESIGN §6's token budget stays the upper bound.
+ * Largest share of the replaced declarations the manifest may cost. docs/benchmarks.md sets the first
+ * tools/list at least 90% smaller than all-direct, so the index of what was left out may take
+ * about a tenth of its size (docs/tools.md, "The manifest"); the token budget stays the upper bound.
  */
 export const MANIFEST_SHARE = 0.1;
 /** Below this many tokens the share rule does not shrink the manifest: small catalogues keep full entries. */

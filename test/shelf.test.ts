@@ -17,7 +17,7 @@ function configOf(json: unknown) {
   return r.value;
 }
 
-describe.skipIf(!existsSync(catalogs))('manifest budget (DESIGN §6, §13)', () => {
+describe.skipIf(!existsSync(catalogs))('manifest budget', () => {
   it('github (117 tools, all deferred): the first tools/list is at least 90% smaller than all-direct', () => {
     const config = configOf({ mcpServers: { github: { command: 'x' } } });
     const shelf = buildShelf(config, new Map([['github', load('github.json')]]), undefined);
@@ -40,7 +40,7 @@ describe.skipIf(!existsSync(catalogs))('manifest budget (DESIGN §6, §13)', () 
   });
 });
 
-describe('tools rules that match nothing (newcomer3)', () => {
+describe('tools rules that match nothing', () => {
   const bundled = JSON.parse(readFileSync(new URL('./fixtures/catalogs/bundled.json', import.meta.url), 'utf8')) as Record<string, UpstreamTool[]>;
 
   it('warns, with close names, about a rule naming no tool of its listed server; a server not listed yet is not judged', () => {

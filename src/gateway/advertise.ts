@@ -1,7 +1,7 @@
 /**
  * The tools/list answer in its fixed order. In `own` discovery mode: direct tools sorted by name, then
- * tool_search, then call_tool, then promoted tools in promotion order (DESIGN §5, §9). In `client` mode
- * (issue #13): direct tools, then every deferred tool, each sorted by name, with no bridge tools, so the
+ * tool_search, then call_tool, then promoted tools in promotion order (docs/tools.md). In `client` mode
+ * (docs/clients.md, "Clients that defer tools themselves"): direct tools, then every deferred tool, each sorted by name, with no bridge tools, so the
  * client's own tool search does the finding over a list that never changes because of a call. Pure.
  */
 import type { Tool } from '@modelcontextprotocol/server';
@@ -18,18 +18,18 @@ export interface AdvertiseOptions {
   readonly searchDescription: string | undefined;
   readonly maxLimit: number;
   readonly callTool: boolean;
-  /** Who finds deferred tools (issue #13); default `own`. */
+  /** Who finds deferred tools; default `own`. */
   readonly mode?: DiscoveryMode;
   /**
    * Mark the tools toolshelf keeps in view (direct, bridge, promoted) `anthropic/alwaysLoad`, so a
-   * client that defers MCP tools keeps them loaded (issue #13); default true (`discovery.alwaysLoad`).
+   * client that defers MCP tools keeps them loaded; default true (`discovery.alwaysLoad`).
    */
   readonly alwaysLoad?: boolean;
 }
 
 /**
  * A catalogue entry as the client sees it: qualified name, projected description and schema, and the
- * other fields in their wire form (issue #8 item 1: every one passes MCP's `Tool` schema).
+ * other fields in their wire form (every one passes MCP's `Tool` schema).
  */
 export function wireTool(entry: CatalogEntry): Tool {
   return {
@@ -57,7 +57,7 @@ export function advertisedTools(catalogue: Catalogue, promoted: readonly string[
   if (anyDeferred && options.callTool) tools.push(withMeta(callToolTool(), load));
   for (const name of promoted) {
     const entry = catalogue.get(name);
-    // The model asked for a promoted tool: it stays loaded like a direct one (DESIGN §9).
+    // The model asked for a promoted tool: it stays loaded like a direct one (docs/tools.md).
     if (entry?.exposure === 'deferred') tools.push(withMeta(wireTool(entry), { ...load, ...hint(entry) }));
   }
   return tools;
@@ -70,7 +70,7 @@ function hint(entry: CatalogEntry): Record<string, string> {
 }
 
 /**
- * The `tools_advertised` trace event (DESIGN §10) for `tools` answered to `session` of `era`: counts
+ * The `tools_advertised` trace event (docs/cli.md) for `tools` answered to `session` of `era`: counts
  * from `catalogue`, `promoted` of them still deferred, and the bytes and estimated tokens that
  * `measure` gives for the whole `{ tools }` result. Carries no client data beyond the session id.
  */

@@ -2,7 +2,7 @@
  * The call lane of one stdio connection: a plain `tools/call` (the common shape, nothing for the SDK
  * to decide) is served by the connection's own tools/call function without the SDK Server's request
  * machinery (era dispatch, zod parse of the request, context, result codec), which is most of the
- * time a stdio call spends in toolshelf (issue #9 "Numbers": proxy overhead per call). What the call
+ * time a stdio call spends in toolshelf (proxy overhead per call). What the call
  * does is unchanged: the same function the SDK handler runs (admission, routing, promotion, sampling
  * relay, `input_required`, tracing), with a context whose `send` and `notify` go through the same
  * SDK Server. Anything else, and every message this lane is not sure of, goes to the SDK as before.
@@ -30,7 +30,7 @@ import { isPlainObject, onlyKeys } from '../lib/plainObject.js';
 /** The 2026-07-28 revision, the one modern version the lane serves; any other goes to the SDK (which answers or refuses it). */
 export const LANE_MODERN_VERSION = '2026-07-28';
 
-/** Which era a connection is pinned to, and so how its requests and results look on the wire (DESIGN §14). */
+/** Which era a connection is pinned to, and so how its requests and results look on the wire (docs/protocol-eras.md). */
 export type LaneEra = 'legacy' | 'modern';
 
 /** A tools/call the lane can serve: its id, the request as the SDK handler would see it, and the modern envelope. */

@@ -1,8 +1,8 @@
 /**
  * Which names the HTTP front answers to in `Host` and `Origin`, the URL it tells a client to use, and
  * what it says at start about serving beyond loopback. Pure: the machine's interfaces and host name
- * are passed in (`os.networkInterfaces()`, `os.hostname()`). Source: DESIGN §11; MCP spec, Transports ›
- * Streamable HTTP (security warning: validate Origin, bind to localhost); newcomer4 report.
+ * are passed in (`os.networkInterfaces()`, `os.hostname()`). Source: docs/http.md; MCP spec, Transports ›
+ * Streamable HTTP (security warning: validate Origin, bind to localhost).
  */
 import type { NetworkInterfaceInfo } from 'node:os';
 
@@ -47,7 +47,7 @@ export function allowedHostnames(bound: string, interfaces: Interfaces, machineN
 /**
  * The host name of a `Host` header (RFC 9110 §7.2: `host [":" port]`, an IPv6 address in brackets),
  * lower-cased, without brackets and trailing dot (RFC 4343); undefined when the header is not of
- * that form. `[::1]evil.com` read as `::1` and was served (breaker5).
+ * that form. `[::1]evil.com` read as `::1` and was served.
  */
 export function hostOfHeader(header: string): string | undefined {
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]/@]+))(?::\d*)?$/.exec(header);

@@ -4,7 +4,7 @@
  * limit, idle sessions closed, DELETE ending a session, and at the session cap the least recently
  * used idle session closed so a new client always gets in. Slow clients are bounded by header and
  * request timeouts and each peer address by a connection cap (docs/security.md). Source: docs/http.md; MCP spec, Transports ›
- * Streamable HTTP (security warning, session management); issue #8 point 3.
+ * Streamable HTTP (security warning, session management).
  */
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -24,9 +24,9 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session idle (no exchange open, see `Live`) for this long is closed, in ms (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60_000;
 /**
- * Most HTTP sessions open at once. Each session holds an SDK Server and its promotions (breaker
- * finding M8: 2,000 initializes in 3 s grew RSS by 94 MB). At the cap a new initialize closes the
- * least recently used idle session; only when every session is busy does it get 503 (issue #8 point 3).
+ * Most HTTP sessions open at once. Each session holds an SDK Server and its promotions (2,000
+ * initializes in 3 s grew RSS by 94 MB: `test/gateway/http.test.ts`). At the cap a new initialize closes the
+ * least recently used idle session; only when every session is busy does it get 503.
  */
 export const MAX_SESSIONS = 1000;
 /**
@@ -90,7 +90,7 @@ export interface HttpOptions {
   /** Told when a session ends (DELETE, idle, transport closed, shutdown). */
   readonly onSessionClosed: (id: string) => void;
   /**
-   * Serves a modern (2026-07-28) request, resolving false for a legacy one (issue #9, DESIGN §14):
+   * Serves a modern (2026-07-28) request, resolving false for a legacy one (docs/protocol-eras.md):
    * modern requests have no session and are answered before the session logic.
    */
   readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | undefined) => Promise<boolean>;
@@ -213,7 +213,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
   if (req.method === 'POST') {
     const read = await readJson(req);
     if ('error' in read) return reply(res, read.status, read.code, read.error);
-    // The request's own id when it can be read (JSON-RPC 2.0 §5; issue #8 item 7).
+    // The request's own id when it can be read (JSON-RPC 2.0 §5).
     if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
     if (options.modern && (await options.modern(req, res, body, view))) return;
@@ -255,7 +255,7 @@ export function mcpRoute(pathname: string): { readonly view: string | undefined 
 
 /**
  * Closes the least recently used idle session (see {@link Live}) to make room at the cap; its id
- * then gets 404. Returns false when every session is busy. Source: issue #8 point 3.
+ * then gets 404. Returns false when every session is busy. Source: docs/http.md.
  */
 function evictIdle(live: Map<string, Live>, logger: Logger): boolean {
   let oldest: [string, Live] | undefined;
@@ -395,7 +395,7 @@ function reply(res: ServerResponse, status: number, code: number, message: strin
  * Closes the sessions idle (see {@link Live}) for longer than `idleMs`. One whose client holds an
  * exchange open is not idle: an SDK client holds its GET stream from initialize on, and closing its
  * session after 30 quiet minutes left it with 404 on every later call, as it does not initialize
- * again (breaker4).
+ * again.
  */
 function closeIdle(live: Map<string, Live>, idleMs: number): void {
   const cutoff = Date.now() - idleMs;

@@ -3,7 +3,7 @@
  * the error response carries the request's own `id` whenever it can be read, `null` only when it
  * cannot (JSON-RPC 2.0 §5: "If there was an error in detecting the id in the Request object (e.g.
  * Parse error/Invalid Request), it MUST be Null"), and its message says which rule was broken.
- * Pure. Source: JSON-RPC 2.0 §4, §5, §5.1; issue #8 item 7.
+ * Pure. Source: JSON-RPC 2.0 §4, §5, §5.1.
  */
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { ProtocolErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';

@@ -1,7 +1,7 @@
 /**
  * class GatewaySession: one client connection (stdio has one; each Streamable HTTP session has its
  * own). Holds the SDK Server, this client's promoted tools in promotion order, and what the client
- * last listed, so list_changed is sent only when what it sees changed. Source: DESIGN §5, §9.
+ * last listed, so list_changed is sent only when what it sees changed. Source: docs/tools.md.
  */
 import { CallToolRequestSchema, ListToolsRequestSchema, LoggingLevelSchema, ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type Tool, type Transport } from '@modelcontextprotocol/server';
@@ -40,7 +40,7 @@ export function sessionSettings(config: Config): SessionOptions['settings'] {
 }
 
 /**
- * What a legacy client named `name` (undefined: unnamed) is given (issue #13, DESIGN §5): who finds
+ * What a legacy client named `name` (undefined: unnamed) is given (docs/tools.md): who finds
  * its deferred tools, and whether its list has tool_search (only in `own` mode: in `client` mode the
  * client's search finds tools) and call_tool.
  */
@@ -52,7 +52,7 @@ export function legacyShape(settings: SessionOptions['settings'], name: string |
 /**
  * The legacy tools/list for a client named `name` with `promoted` tools (promotion order). Pure over
  * the shelf. tool_search's description names call_tool for a client that has it (one that ignores
- * list_changed never lists a found tool; newcomer5).
+ * list_changed never lists a found tool).
  */
 export function legacyTools(shelf: Pick<Shelf, 'catalogue' | 'searchDescription'>, settings: SessionOptions['settings'], name: string | undefined, promoted: readonly string[]): Tool[] {
   const { mode, search, callTool } = legacyShape(settings, name);
@@ -81,7 +81,7 @@ export interface SessionOptions {
   readonly instructions?: string;
   readonly settings: DispatchSettings & {
     readonly callTool: 'auto' | 'always' | 'never';
-    /** `discovery.mode` and `discovery.alwaysLoad` (issue #13). */
+    /** `discovery.mode` and `discovery.alwaysLoad`. */
     readonly discoveryMode: DiscoveryModeSetting;
     readonly alwaysLoad: boolean;
   };
@@ -92,13 +92,13 @@ export interface SessionOptions {
    * the connection on a line over 10 MiB, so an over-size result becomes an `isError` instead.
    */
   readonly maxResultBytes?: number;
-  /** Resources, prompts, completion and logging from upstreams (issue #5 item 4). */
+  /** Resources, prompts, completion and logging from upstreams. */
   readonly passthrough: {
     readonly directory: UpstreamDirectory;
     readonly routes: SharedRoutes;
     readonly naming: NamingOptions;
     readonly prefixed: (server: string) => boolean;
-    /** The process's upstream resource subscriptions, shared by every client (issue #9 point 3). */
+    /** The process's upstream resource subscriptions, shared by every client. */
     readonly upstreamSubscriptions: UpstreamSubscriptions;
   };
 }
@@ -192,7 +192,7 @@ export class GatewaySession {
   /**
    * Sends an upstream's log message to this client, logger prefixed with the server key, when logging
    * is offered at all and the message is at or above this client's own `logging/setLevel`: an
-   * upstream's level is set by whichever client set it last, for every client (breaker3: B at
+   * upstream's level is set by whichever client set it last, for every client (B at
    * warning got debug lines once A set debug). Source: MCP spec 2025-11-25, Server › Utilities › Logging.
    */
   private sendLog(server: string, params: Record<string, unknown>): void {
@@ -234,7 +234,7 @@ export class GatewaySession {
     return this.server.connect(transport);
   }
 
-  /** The tools/list answer for this client now (DESIGN §9 order), recorded as what it last saw. */
+  /** The tools/list answer for this client now (docs/tools.md order), recorded as what it last saw. */
   listTools(): Tool[] {
     const tools = this.currentTools();
     this.lastListed = JSON.stringify(tools);
@@ -246,14 +246,14 @@ export class GatewaySession {
     return legacyTools(this.options.shelf(), this.options.settings, this.clientName, this.promoted);
   }
 
-  /** Called after the catalogue was replaced: tells the client only if its list changed (DESIGN §9). */
+  /** Called after the catalogue was replaced: tells the client only if its list changed (docs/tools.md). */
   catalogueChanged(): void {
     if (this.lastListed === undefined) return;
     if (JSON.stringify(this.currentTools()) === this.lastListed) return;
     this.server.sendToolListChanged().catch((error: Error) => this.options.logger.debug(`session ${this.options.id}: ${error.message}`));
   }
 
-  /** Adds names to the promoted list; returns those that were new (DESIGN §9). */
+  /** Adds names to the promoted list; returns those that were new (docs/tools.md). */
   private promote(names: readonly string[]): string[] {
     const fresh = names.filter((n) => !this.promoted.includes(n));
     this.promoted.push(...fresh);
@@ -293,11 +293,11 @@ export class GatewaySession {
   /**
    * The origin of upstream requests made for this client's request `extra`: the upstream's sampling
    * and elicitation during it are put to this client on that request's own stream (over HTTP, the
-   * POST's SSE response, which every client reads; issue #8 point 2).
+   * POST's SSE response, which every client reads).
    */
   private originFor(extra: Extra): RequestOrigin {
     // A log sent during this client's call is this client's alone: broadcast, one client's call
-    // leaked what it logged (file names, queries) to every other legacy client (breaker3).
+    // leaked what it logged (file names, queries) to every other legacy client.
     return { session: this.options.id, ask: (method, params, signal) => this.ask(method, params, signal, extra), log: (server, params) => this.sendLog(server, params) };
   }
 

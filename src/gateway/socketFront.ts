@@ -1,5 +1,5 @@
 /**
- * The shared instance's front (issue #11 point 1): a Unix domain socket (mode 0600, in a 0700
+ * The shared instance's front: a Unix domain socket (mode 0600, in a 0700
  * folder) where each connection is one relayed stdio client with a gateway session of its own —
  * its promotions, client name, call_tool choice, and the sampling/elicitation requests meant for it.
  * When the last client has been gone for `idleExitMs`, `onIdle` runs (the instance ends).
@@ -40,6 +40,15 @@ export interface SocketFrontOptions {
 /** The line `toolshelf ui` opens its connection with; no JSON-RPC message has this shape. */
 export const DASHBOARD_REQUEST = '{"toolshelf":"dashboard"}';
 
+/**
+ * How long a new instance waits for its first client before it counts as idle, in ms, when
+ * `idleExitMs` is shorter. The relay that started it polls for the socket every 100 ms; on a loaded
+ * machine its connect can come well after the listen, and an instance that ended first closed that
+ * client's connection as it arrived (test/e2e/shared.e2e.test.ts, "waits for the client that started
+ * it"). 10 s: ample for a poll, short for an instance nobody reached.
+ */
+export const FIRST_CLIENT_WAIT_MS = 10_000;
+
 /** A listening socket front. */
 export interface SocketFront {
   /** Stops accepting clients and ends every connection. */
@@ -62,12 +71,15 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
   const sockets = new Set<Socket>();
   let counter = 0;
   let idleTimer: NodeJS.Timeout | undefined;
-  const armIdle = (): void => {
+  const armIdle = (waitMs: number): void => {
     clearTimeout(idleTimer);
     if (sockets.size > 0) return;
     idleTimer = setTimeout(() => {
-      if (sockets.size === 0) options.onIdle();
-    }, options.idleExitMs);
+      if (sockets.size > 0) return;
+      // No connection is accepted from here on: a relay arriving now starts or waits for the next instance.
+      server.close();
+      options.onIdle();
+    }, waitMs);
   };
   const server = createServer((socket) => {
     clearTimeout(idleTimer);
@@ -81,7 +93,7 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
       socket.destroy();
       options.onSessionClosed(id);
       logger.debug(`client ${id} left (${sockets.size} remain)`);
-      armIdle();
+      armIdle(options.idleExitMs);
     };
     socket.once('close', ended);
     // The first bytes say whether this is a relayed client or `toolshelf ui`; a client's are kept for its session.
@@ -114,7 +126,7 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
   });
   chmodSync(options.path, 0o600);
   server.on('error', (error) => logger.warn(`shared socket: ${error.message}`));
-  armIdle();
+  armIdle(Math.max(options.idleExitMs, FIRST_CLIENT_WAIT_MS));
   return {
     async close() {
       clearTimeout(idleTimer);

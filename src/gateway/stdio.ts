@@ -1,12 +1,12 @@
 /**
- * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (DESIGN §11).
+ * Serves one gateway session on stdin/stdout. stdout carries protocol messages only (docs/cli.md).
  * The SDK's stdio server transport is wrapped, not forked: it ignores stdin end (watched here), skips
  * lines that are not JSON without a word (SDK v2; so they are cut out before it and answered here with
  * -32700), reports JSON that is not JSON-RPC through onerror without the line (so an invalid request
  * whose id can be read is cut out before it and answered here with -32600 and that id; the rest is
  * answered from onerror with id null), and closes for good on one line over its buffer (so such lines
  * are cut out before it and answered with -32600). Source: MCP spec, Transports › stdio; JSON-RPC 2.0
- * §5, §5.1; issue #8 item 7.
+ * §5, §5.1.
  */
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
@@ -36,7 +36,7 @@ export interface ModernStdio {
 /**
  * Most bytes waiting unread for a stdio client before notifications to it are dropped (twice the
  * longest line, so one whole message always fits behind the backlog). Bounds the gateway's memory
- * when a client stops reading during an upstream's progress flood (breaker2 finding).
+ * when a client stops reading during an upstream's progress flood.
  */
 export const MAX_BACKLOG_BYTES = 2 * STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
@@ -45,7 +45,7 @@ export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 /**
  * Largest tool result sent to a stdio client, in bytes: SDK stdio clients close the connection on a
- * line over 10 MiB, so 16 KiB are left for the JSON-RPC envelope (breaker finding C4).
+ * line over 10 MiB, so 16 KiB are left for the JSON-RPC envelope.
  */
 export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
 
@@ -59,10 +59,10 @@ export function serveStdio(session: GatewaySession, onEnd: () => void, modern: (
 
 /**
  * Connects a newline-delimited JSON-RPC stream pair with stdio's framing and checks: the process's
- * stdio, or one relayed client's socket in a shared instance (issue #11 point 1). `onEnd` runs once
+ * stdio, or one relayed client's socket in a shared instance. `onEnd` runs once
  * when the input ends. The SDK's era-pinning entry owns the connection: an opening `initialize` pins
- * it to `session` (legacy), an opening `server/discover` to the Server `modern` builds (issue #9,
- * DESIGN §14); `modern()` is made for each connection, shown its inbound messages and told when the input ends.
+ * it to `session` (legacy), an opening `server/discover` to the Server `modern` builds
+ * (docs/protocol-eras.md); `modern()` is made for each connection, shown its inbound messages and told when the input ends.
  */
 export async function serveStream(session: GatewaySession, input: Readable, output: Writable, onEnd: () => void, modern: () => ModernStdio): Promise<void> {
   let ended = false;

@@ -2,8 +2,8 @@
  * Keeps every message toolshelf writes to a stdio client within the line the client reads: the SDK's
  * stdio clients buffer at most 10 MiB (`STDIO_DEFAULT_MAX_BUFFER_SIZE`) and close the connection on
  * a longer line, so one upstream progress or log message over it, passed on during a call, ended the
- * client's session (breaker on 14f5a51). Tool results are kept under it before this, as an isError
- * the model can act on (session `maxResultBytes`, breaker C4); this is the backstop for every other
+ * client's session. Tool results are kept under it before this, as an isError
+ * the model can act on (session `maxResultBytes`); this is the backstop for every other
  * message. Pure. Source: MCP spec, Transports › stdio; JSON-RPC 2.0 §5.
  */
 import { ProtocolErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';

@@ -7,7 +7,7 @@
  * upstream asking at start-up, shared by every client), or put to a client without roots, is answered with no roots: toolshelf has none
  * of its own, and one client's roots must not become every client's (servers such as
  * server-filesystem then keep their configured directories).
- * Source: MCP spec, Client features (Roots, Sampling, Elicitation); issue #5 item 4; issue #8 point 2; issue #9 point 6.
+ * Source: MCP spec, Client features (Roots, Sampling, Elicitation); docs/tools.md, "Sampling, elicitation and roots".
  */
 import { Client, ProtocolError, ProtocolErrorCode, type ClientOptions } from '@modelcontextprotocol/client';
 import type { Owner } from './callRouting.js';
@@ -73,7 +73,7 @@ export function clientCapabilityFor(method: string): (typeof RELAYED)[RelayedMet
  * origin `owner(method)` names (read while the request is handled); when it names none, the upstream
  * gets -32600 with the reason. Without `relay`, it declares no capabilities. `versionNegotiation`
  * picks the era handshake (era.ts); on the modern era the same handlers answer an upstream's
- * `input_required` rounds, the SDK Client sending the answers back (issue #9 point 4).
+ * `input_required` rounds, the SDK Client sending the answers back.
  */
 export function newUpstreamClient(
   key: string,

@@ -17,7 +17,7 @@ function configOf(json: unknown) {
 }
 const project = (tool: UpstreamTool) => projectTool(tool, { prepare: { resolveRefs: false, stripKeywords: false, strict: false }, compaction: { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 } });
 
-describe.skipIf(!hasShared)('catalogue and tools/list order on real catalogues (DESIGN §3, §9)', () => {
+describe.skipIf(!hasShared)('catalogue and tools/list order on real catalogues', () => {
   it('github + playwright: hidden tools vanish, direct sorted, then bridge tools, then promoted in order', () => {
     const config = configOf({
       mcpServers: {

@@ -5,7 +5,7 @@
  * Server instead, and the two answers must be byte-identical (ids aside), for both eras, against a
  * 2025-era upstream (direct calls) and a modern one (SDK Client). A client's cancellation of a lane
  * call reaches the upstream, and no response is sent for it, as the SDK does.
- * Source: issue #9 "Numbers" (proxy overhead per call); MCP spec, Utilities › Cancellation.
+ * Source: docs/benchmarks.md (proxy overhead per call); MCP spec, Utilities › Cancellation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, serverEntry, writeConfig } from '../helpers/gateway.js';

@@ -1,5 +1,5 @@
 /**
- * The advertised list per discovery mode and its `_meta` hints, on real catalogues (issue #13):
+ * The advertised list per discovery mode and its `_meta` hints, on real catalogues:
  * `anthropic/alwaysLoad` on direct, bridge and promoted tools; `anthropic/searchHint` from keywords;
  * `client` mode lists every deferred tool, sorted, without bridge tools; hidden tools never appear.
  */
@@ -59,7 +59,7 @@ describe('searchHint and withMeta', () => {
   });
 });
 
-describe.skipIf(!existsSync(catalogs))('advertised list per discovery mode on github.json (issue #13)', () => {
+describe.skipIf(!existsSync(catalogs))('advertised list per discovery mode on github.json', () => {
   it('own: direct and bridge tools alwaysLoad; a promoted tool alwaysLoad with its keywords as searchHint', () => {
     const catalogue = githubCatalogue();
     const tools = advertisedTools(catalogue, ['github__create_issue', 'github__list_issues'], base);

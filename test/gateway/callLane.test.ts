@@ -48,7 +48,7 @@ function variants(base: Record<string, unknown>): unknown[] {
   ];
 }
 
-describe('the stdio call lane takes only plain tools/call requests (issue #9 "Numbers")', () => {
+describe('the stdio call lane takes only plain tools/call requests', () => {
   it('a legacy call with a name and arguments, or a progress token, is taken; the modern envelope is not legacy', () => {
     expect(laneCall(legacyCall, 'legacy')).toEqual({ id: 7, request: { method: 'tools/call', params: legacyCall.params } });
     expect(laneCall({ ...legacyCall, params: { name: 'x', _meta: { progressToken: 'p' } } }, 'legacy')?.id).toBe(7);

@@ -1,5 +1,5 @@
 /**
- * Held calls for modern clients' `input_required` rounds (issue #9 point 3), driven with the request
+ * Held calls for modern clients' `input_required` rounds, driven with the request
  * context fields the SDK hands a tools/call handler: an upstream request becomes an input request
  * named by key (the upstream's own when it gave one), the retry's answer resolves it, a retry without
  * the answer asks again under a fresh state, an unknown or spent `requestState` gets -32602 with the
@@ -115,7 +115,7 @@ describe('HeldCalls', () => {
   });
 });
 
-describe('HeldCalls cap (breaker3: each held call keeps an upstream request and ~70 KB for up to 10 minutes)', () => {
+describe('HeldCalls cap (each held call keeps an upstream request and ~70 KB for up to 10 minutes)', () => {
   it('past the cap the oldest held call is given up: its state is refused and its upstream request fails; the others resume', async () => {
     const held = new HeldCalls(2);
     const upstreamGot: Promise<string>[] = [];
@@ -136,7 +136,7 @@ describe('HeldCalls cap (breaker3: each held call keeps an upstream request and 
   });
 });
 
-describe('HeldCalls expiry (breaker3: a retry after the hold expired)', () => {
+describe('HeldCalls expiry (a retry after the hold expired)', () => {
   it('after HOLD_MS without a retry the upstream request fails and the retry gets -32602', async () => {
     // Only the global timers are faked: the round's settle wait (timers/promises) runs in real time.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });

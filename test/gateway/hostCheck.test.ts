@@ -1,7 +1,6 @@
 /**
  * The names the HTTP front answers to, the URL it prints, and its start-up lines about reach, on the
- * interfaces of the machine newcomer4 tried it on (eth0 192.0.2.2 / fd00::2). Source: DESIGN §11;
- * newcomer4 report.
+ * interfaces of a machine with eth0 192.0.2.2 / fd00::2. Source: docs/http.md.
  */
 import type { NetworkInterfaceInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ const machine: Interfaces = {
   eth0: [info('192.0.2.2', 'IPv4', false), info('fd00::2', 'IPv6', false), info('fe80::fc:ff:fe00:1', 'IPv6', false)],
 };
 
-describe('allowedHostnames (DNS rebinding, DESIGN §11)', () => {
+describe('allowedHostnames (DNS rebinding)', () => {
   it("a wildcard bind answers to loopback names, this machine's addresses and its host name, lower-cased", () => {
     for (const bound of ['0.0.0.0', '::', '[::]']) {
       const names = allowedHostnames(bound, machine, 'VM');
@@ -70,7 +69,7 @@ describe('reachLines', () => {
   });
 });
 
-describe('hostOfHeader (breaker5: "[::1]evil.com" was read as ::1 and served)', () => {
+describe('hostOfHeader ("[::1]evil.com" was read as ::1 and served)', () => {
   it('reads host [":" port], IPv6 in brackets, lower-cased without a trailing dot', () => {
     expect(['127.0.0.1:8080', 'LOCALHOST.:1', 'localhost', '[::1]:3000', '[::1]', '[FD00::2]:80', 'vm:', '192.0.2.2.:9'].map(hostOfHeader)).toEqual([
       '127.0.0.1',

@@ -2,7 +2,7 @@
  * serveHttp in process, with real GatewaySessions over an empty shelf (no upstreams): idle sessions
  * are closed after `idleMs` and busy ones are not, a refused initialize leaves no session behind,
  * and close() ends every session; a slow client is closed at the header timeout and one address
- * holds at most its connection cap. Loopback sockets only. Source: issue #5 item 5; DESIGN §11; MCP
+ * holds at most its connection cap. Loopback sockets only. Source: docs/http.md; docs/robustness.md; MCP
  * spec, Transports › Streamable HTTP (session management).
  */
 import { connect, type Socket } from 'node:net';
@@ -59,7 +59,7 @@ async function waitUntil(check: () => Promise<boolean>): Promise<boolean> {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('serveHttp sessions (DESIGN §11)', () => {
+describe('serveHttp sessions', () => {
   let front: HttpFront | undefined;
   const closed: string[] = [];
   const start = async (idleMs?: number, maxSessions?: number): Promise<HttpFront> => {
@@ -83,12 +83,13 @@ describe('serveHttp sessions (DESIGN §11)', () => {
     expect((await session.post(ping(2))).status).toBe(404);
   });
 
-  it('a session whose client holds its GET stream open is not idle, however long it sends nothing (breaker4)', async () => {
-    const { url } = await start(200);
+  it('a session whose client holds its GET stream open is not idle, however long it sends nothing', async () => {
+    // idleMs wide enough for the GET to follow the initialize on a loaded machine; the wait well past it.
+    const { url } = await start(2000);
     const session = await openRawHttp(url);
     // What an SDK client does after initialize: a GET stream for list_changed, held while it waits for the user.
     const stream = await openStream(url, session.id);
-    await sleep(700);
+    await sleep(3500);
     // Before: closed after idleMs, so the client's next call got 404 (the SDK client does not re-initialize).
     expect(closed).toEqual([]);
     expect((await session.request(ping(1))).result).toEqual({});
@@ -124,7 +125,7 @@ describe('serveHttp sessions (DESIGN §11)', () => {
     expect([...closed].sort()).toEqual([...ids].sort());
   });
 
-  it('at maxSessions, closes the least recently used idle session for a new one; its id then gets 404 (issue #8 point 3)', async () => {
+  it('at maxSessions, closes the least recently used idle session for a new one; its id then gets 404', async () => {
     const { url } = await start(undefined, 2);
     const a = await openRawHttp(url);
     const b = await openRawHttp(url);
@@ -136,7 +137,7 @@ describe('serveHttp sessions (DESIGN §11)', () => {
     expect((await c.request(ping(4))).result).toEqual({});
   });
 
-  it('refuses a new session with 503 only while every session has a stream open, and accepts again once one is idle (breaker M8)', async () => {
+  it('refuses a new session with 503 only while every session has a stream open, and accepts again once one is idle', async () => {
     const { url } = await start(undefined, 2);
     const streams = await Promise.all([openRawHttp(url), openRawHttp(url)].map(async (opening) => openStream(url, (await opening).id)));
     await expect(openRawHttp(url)).rejects.toThrow(/503|Too many sessions/);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { invalidReason, invalidRequestAnswer, readableId } from '../../src/gateway/invalidMessage.js';
 
-describe('invalid requests are answered with their id when it can be read (JSON-RPC 2.0 §5, issue #8 item 7)', () => {
+describe('invalid requests are answered with their id when it can be read (JSON-RPC 2.0 §5)', () => {
   it('the exact input of the issue gets -32600 with id 2 and says params must be an object', () => {
     expect(invalidRequestAnswer(JSON.parse('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"x"}'))).toEqual({
       jsonrpc: '2.0',

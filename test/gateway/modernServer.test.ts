@@ -1,7 +1,7 @@
 /**
- * The modern era's wording (issue #9 point 3): tool_search's opening sentence says how found tools
+ * The modern era's wording: tool_search's opening sentence says how found tools
  * run for a client whose list never grows, and is no longer than the legacy one, so a description
- * fitted to a client's limit (Claude Code: 2,048 characters; DESIGN §6) still fits; the instructions
+ * fitted to a client's limit (Claude Code: 2,048 characters; docs/tools.md) still fits; the instructions
  * keep the upstreams' own after the modern opening.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * BoundedStdioTransport (gateway/stdio.ts) in front of a client that stops reading: notifications are
  * dropped once MAX_BACKLOG_BYTES wait unread, responses still go out, and reading again resumes them
- * (breaker2: an upstream's progress flood to such a client grew the gateway's memory without bound).
+ * (an upstream's progress flood to such a client grew the gateway's memory without bound).
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';

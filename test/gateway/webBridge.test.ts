@@ -1,7 +1,7 @@
 /**
  * The node:http ⇄ Web bridge's response streams (gateway/webBridge.ts): a client that keeps its
  * stream open but reads nothing is closed after the stall time, and the body stream is cancelled so
- * the SDK transport drops it (breaker4: the SDK's queue grew with every notification for as long as
+ * the SDK transport drops it (the SDK's queue grew with every notification for as long as
  * such a client stayed connected). A client that reads gets the whole stream. Real node:http server,
  * real TCP clients on 127.0.0.1.
  */

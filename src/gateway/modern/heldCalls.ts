@@ -26,7 +26,7 @@
  * MissingRequiredClientCapability (HTTP 400; SEP-2575 makes it a MUST, tools/call included; a legacy client's
  * tools/call gets an `isError` naming the same capability, dispatch.ts). The upstream ends the request by itself
  * (not cancelled: a cancelled call would count as abandoned, callRouting.ts).
- * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests; issue #9 points 3 and 6.
+ * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests; docs/tools.md.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -76,7 +76,7 @@ interface Ask {
 
 /**
  * Runs one request to its end. `extra` carries the held call's own signal and progress sink; `origin`
- * is where the upstream's sampling, elicitation and roots/list during it go (issue #8 point 2: to this call only).
+ * is where the upstream's sampling, elicitation and roots/list during it go (to this call only).
  */
 export type StartCall<R extends Result> = (extra: ServerContext, origin: RequestOrigin) => Promise<R>;
 
@@ -91,7 +91,7 @@ class HeldCall<R extends Result> {
   /**
    * Names the call as a routing session (`modern:<id>`, callRouting.ts): unique in the process, not a
    * secret, so a counter. Random bytes cost a getrandom call each (about 40 µs per modern call on
-   * a VM; issue #9 "Numbers") and are spent only on a `requestState`, when the call is held.
+   * a VM) and are spent only on a `requestState`, when the call is held.
    */
   readonly id = String((heldCallCount += 1));
   /**
@@ -116,7 +116,7 @@ class HeldCall<R extends Result> {
   /**
    * The retry must be the same request: same method, name and arguments (MRTR: the originating
    * request). Undefined for arguments JSON cannot hold (nested too deeply): no retry matches them,
-   * and the call itself goes on to fail as a legacy client's does, with an `isError` (breaker F5).
+   * and the call itself goes on to fail as a legacy client's does, with an `isError`.
    */
   readonly key: string | undefined;
 
@@ -265,7 +265,7 @@ class HeldCall<R extends Result> {
 
   /**
    * An upstream's log message during this call goes to the current round's stream, at the level that
-   * round's `_meta` asked for (none: dropped), as the SDK's request logger filters it (issue #9 point 3).
+   * round's `_meta` asked for (none: dropped), as the SDK's request logger filters it.
    */
   private log(server: string, params: Record<string, unknown>): void {
     const { level, data, logger } = upstreamLog(server, params) as { level: LoggingLevel; data: unknown; logger: string };
@@ -291,7 +291,7 @@ export class HeldCalls {
   /**
    * `max`: most calls held at once (default the legacy session cap, {@link MAX_SESSIONS}). Each keeps
    * an upstream request open and about 70 KB for up to {@link HOLD_MS}, so a client that opens them
-   * and never retries must not exhaust the process (breaker3: 800 in 46 s grew RSS by 56 MB); past
+   * and never retries must not exhaust the process (800 in 46 s grew RSS by 56 MB); past
    * it the oldest is given up, as if it had expired.
    */
   constructor(private readonly max = MAX_SESSIONS) {}

@@ -2,9 +2,9 @@
  * The SDK Server that answers one modern (2026-07-28) request (HTTP) or connection (stdio). It holds
  * no client state: `tools/list` is the direct tools, `tool_search` and `call_tool`, the same bytes
  * before and after any search or call (nothing is ever promoted for a modern client), in the fixed
- * order of DESIGN §9; found tools run through `call_tool` or by their real name from the manifest.
+ * order of docs/tools.md; found tools run through `call_tool` or by their real name from the manifest.
  * What varies per client (discovery mode, description limit) is read from the request's own `_meta`
- * clientInfo, never from a connection. Source: DESIGN §9, §14; MCP spec 2026-07-28, Server › Tools
+ * clientInfo, never from a connection. Source: docs/tools.md, docs/protocol-eras.md; MCP spec 2026-07-28, Server › Tools
  * (Capabilities: the list must not vary per connection or as a side effect of other requests).
  */
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/core';
@@ -71,7 +71,7 @@ let calls = 0;
 /**
  * The SDK Server with its tools/call seam kept for `input_required` (the era check, the at-least-one
  * rule, the client-capability gate) but a complete result passed back as the upstream sent it: the
- * seam's result re-validation would drop fields (the reason GatewayServer bypasses it; issue #2 item 9).
+ * seam's result re-validation would drop fields (the reason GatewayServer bypasses it).
  */
 export class ModernServer extends Server {
   /** The tools/call function its handler runs, for the stdio call lane (callLane.ts); set by {@link modernServer}. */
@@ -175,7 +175,7 @@ export function modernServer(options: ModernOptions): ModernServer {
         settings: { ...options.settings, discoveryEnabled: options.settings.discoveryEnabled && mode === 'own' },
         callToolEnabled: callToolOn(options, mode),
         deferredListed: mode === 'client',
-        // Nothing is promoted for a modern client (DESIGN §9): `outcome.promote` is not applied.
+        // Nothing is promoted for a modern client (docs/tools.md): `outcome.promote` is not applied.
         isPromoted: () => false,
         origin,
         // Asked by input_required, as the client's envelope on this round declares elicitation.
@@ -273,7 +273,7 @@ let unaskableRequests = 0;
  * revision allows it only on tools/call, prompts/get and resources/read, which are held instead):
  * the upstream's sampling or elicitation during it is refused (roots/list: no roots), and its log
  * messages are dropped. Counted as waiting, it keeps such a request from being taken for another
- * client's call on that upstream (it reached a legacy client whose call was in flight; breaker3).
+ * client's call on that upstream (it reached a legacy client whose call was in flight).
  * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests (Supported Requests).
  */
 function unaskable(): RequestOrigin {
