@@ -361,7 +361,7 @@ export class UpstreamConnection {
 
   /** Stops a lazy upstream nobody used for its idle time; its tools stay served from the last listing. */
   private stopIdle(): void {
-    if (!this.move({ type: 'idleStop' }).ok) return;
+    if (!this.move({ type: 'idleStop', now: Date.now() }).ok) return;
     this.options.logger.info(`upstream "${this.key}" stopped after ${this.idleStopMs} ms unused; it starts again on first use`);
     this.cachedCapabilities = this.client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.endClient();

@@ -56,7 +56,7 @@ export type LifecycleEvent =
   /** A call met credentials the upstream refused. */
   | { readonly type: 'callRefused' }
   /** Nothing used a lazy upstream for its idle time. */
-  | { readonly type: 'idleStop' }
+  | { readonly type: 'idleStop'; readonly now: number }
   /** A reload replaced or removed the entry: no restart from now on (the policy's `retry` is false too). */
   | { readonly type: 'retire' }
   | { readonly type: 'close' };
@@ -116,7 +116,8 @@ export function nextState(state: Lifecycle, event: LifecycleEvent, policy: Lifec
       // While it starts, restarts or is down, its next start meets the credentials and decides.
       return state.kind === 'ready' || state.kind === 'needsSignIn' ? moved({ kind: 'needsSignIn', failures: state.failures }) : refused('the upstream is not up');
     case 'idleStop':
-      return state.kind === 'ready' ? moved({ kind: 'idle', failures: state.failures }) : refused('the upstream is not up');
+      // Up for resetAfterMs counts as recovered however it ends (docs/operations.md): a crash or an idle stop.
+      return state.kind === 'ready' ? moved({ kind: 'idle', failures: event.now - state.upSince >= policy.backoff.resetAfterMs ? 0 : state.failures }) : refused('the upstream is not up');
     case 'retire':
       return state.kind === 'retrying' ? moved({ kind: 'unretried', failures: state.failures, wasUp: state.wasUp }) : moved(state);
   }

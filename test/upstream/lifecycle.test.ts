@@ -38,7 +38,7 @@ const events = {
   startRefused: { type: 'startRefused' },
   crashed: { type: 'crashed', now: NOW, jitter: 0.5 },
   callRefused: { type: 'callRefused' },
-  idleStop: { type: 'idleStop' },
+  idleStop: { type: 'idleStop', now: NOW },
   retire: { type: 'retire' },
   close: { type: 'close' },
 } as const satisfies { [T in LifecycleEvent['type']]: Extract<LifecycleEvent, { type: T }> };
@@ -138,6 +138,14 @@ describe('after a failure', () => {
   it('a crash after the upstream stayed up resetAfterMs starts the count over, and says it recovered', () => {
     const ready: Lifecycle = { kind: 'ready', failures: 4, upSince: NOW - DEFAULT_BACKOFF.resetAfterMs };
     expect(nextState(ready, events.crashed, eager)).toEqual({ ok: true, state: { kind: 'retrying', failures: 1, wasUp: true, retryAt: NOW + 375 }, recovered: true });
+  });
+
+  it('an idle stop after the upstream stayed up resetAfterMs starts the count over; one before keeps it', () => {
+    // A lazy upstream that failed 5 times, then served for an hour, used to back off after one new failure.
+    const upAnHour: Lifecycle = { kind: 'ready', failures: LAZY_MAX_ATTEMPTS - 1, upSince: NOW - 3_600_000 };
+    expect(nextState(upAnHour, events.idleStop, lazy)).toEqual({ ok: true, state: { kind: 'idle', failures: 0 } });
+    const upAMoment: Lifecycle = { kind: 'ready', failures: LAZY_MAX_ATTEMPTS - 1, upSince: NOW - DEFAULT_BACKOFF.resetAfterMs + 1 };
+    expect(nextState(upAMoment, events.idleStop, lazy)).toEqual({ ok: true, state: { kind: 'idle', failures: LAZY_MAX_ATTEMPTS - 1 } });
   });
 
   it('a crash a moment before resetAfterMs keeps counting', () => {
