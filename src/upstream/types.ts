@@ -8,7 +8,8 @@ import type { RemoteServerConfig } from '../config/types.js';
 /**
  * Lifecycle of one upstream: `starting` while (re)connecting, `failed` never came up, `down` was up
  * and awaits a restart, `idle` not running (lazy: served from the catalogue cache until first use),
- * `needs_sign_in` waits for the user to sign in (no retries).
+ * `needs_sign_in` waits for the user to sign in (no retries). Derived from the connection's lifecycle
+ * state by lifecycle.ts `statusOf` (docs/robustness.md, "The connection's lifecycle").
  */
 export type UpstreamStatus = 'idle' | 'starting' | 'ready' | 'down' | 'failed' | 'needs_sign_in' | 'closed';
 
