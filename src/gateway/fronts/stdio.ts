@@ -50,6 +50,15 @@ export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 export const MAX_STDIO_RESULT_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 16 * 1024;
 
 /**
+ * Most bytes waiting unread for one stdio client (or one shared-instance connection) before answers
+ * to it are replaced by a short error and its input is no longer read: four whole results of the
+ * largest size a stdio client accepts ({@link MAX_STDIO_RESULT_BYTES}), about 40 MiB. A client that
+ * reads keeps far less waiting; one that stopped reading while its calls answered 8 MB each grew a
+ * shared instance, and so every client's session, past 1.3 GB (docs/robustness.md).
+ */
+export const MAX_PENDING_OUTPUT_BYTES = 4 * MAX_STDIO_RESULT_BYTES;
+
+/**
  * Serves this process's stdio; `onEnd` runs once when the client goes away. `modern` builds the
  * Server for a connection that opens with `server/discover` (see {@link serveStream}).
  */
@@ -80,6 +89,8 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
   input.once('end', end);
   input.once('close', end);
   const lines = new LineFilter(MAX_LINE_BYTES, {
+    // A client that does not read its answers is not read either, as behind a full pipe: it cannot queue more work.
+    wait: () => (output.writableLength > MAX_PENDING_OUTPUT_BYTES ? nextDrain(output).catch(() => undefined) : undefined),
     oversized: () => void answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: line over ${MAX_LINE_BYTES} bytes`),
     admit: (line) => {
       const value = parseOrUndefined(line);
@@ -125,14 +136,19 @@ export async function serveStream(session: GatewaySession, input: Readable, outp
 /**
  * The SDK's stdio transport, writing no line longer than a stdio client reads ({@link MAX_LINE_BYTES},
  * the same limit as inbound): a longer message is replaced, dropped or refused (stdioLine.ts), and
- * `warn` told why. Each message is serialised once, to be measured and written. Writes behind a full
- * pipe wait for one shared 'drain' (lib/drain.ts): the SDK's send adds two listeners per message,
- * O(n²) in a flood of upstream progress. Errors on the stream reach the SDK's own listener.
+ * `warn` told why. Each message is serialised once, to be measured and written. Notifications and
+ * requests written behind a full pipe wait for one shared 'drain' (lib/drain.ts): the SDK's send adds
+ * two listeners per message, O(n²) in a flood of upstream progress; a response's send resolves once
+ * written. Errors on the stream reach the SDK's own listener. Past
+ * {@link MAX_PENDING_OUTPUT_BYTES} unread, a response becomes a short error response under its id
+ * and a request to the client is refused, so a client that stopped reading cannot grow memory.
  */
 export class BoundedStdioTransport extends StdioServerTransport {
   private ended = false;
   /** Notifications dropped since the backlog went over {@link MAX_BACKLOG_BYTES}; undefined while under it. */
   private shed: number | undefined;
+  /** Answers replaced by an error since the backlog went over {@link MAX_PENDING_OUTPUT_BYTES}; undefined while under it. */
+  private refused: number | undefined;
 
   constructor(
     input: Readable,
@@ -150,6 +166,11 @@ export class BoundedStdioTransport extends StdioServerTransport {
   override send(message: JSONRPCMessage): Promise<void> {
     if (this.ended || this.output.destroyed) return Promise.reject(new Error('StdioServerTransport is closed'));
     if (this.shedding(message)) return Promise.resolve();
+    const unread = this.unread(message);
+    if (unread !== undefined) {
+      if ('method' in message) return Promise.reject(new Error(unread));
+      message = { jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InternalError, message: unread } } as JSONRPCMessage;
+    }
     let json: string;
     try {
       json = JSON.stringify(message);
@@ -163,7 +184,10 @@ export class BoundedStdioTransport extends StdioServerTransport {
       if (verdict.kind === 'refuse') return Promise.reject(new Error(`not sent: ${verdict.reason}`));
       json = JSON.stringify(verdict.message);
     }
-    return this.output.write(`${json}\n`) ? Promise.resolve() : nextDrain(this.output);
+    const flowing = this.output.write(`${json}\n`);
+    // A response ends its request: its sender is not held behind the drain, as it would keep the whole
+    // result alive while the client does not read; MAX_PENDING_OUTPUT_BYTES bounds what waits.
+    return flowing || !('method' in message) ? Promise.resolve() : nextDrain(this.output);
   }
 
   /**
@@ -186,6 +210,27 @@ export class BoundedStdioTransport extends StdioServerTransport {
     this.shed += 1;
     return true;
   }
+
+  /**
+   * Why `message` is not sent as it is, when it answers or asks the client (it has an id) while more
+   * than {@link MAX_PENDING_OUTPUT_BYTES} wait unread for it; undefined otherwise. Warns once when
+   * this starts and once when the client has read its backlog.
+   */
+  private unread(message: JSONRPCMessage): string | undefined {
+    const backlogged = this.output.writableLength > MAX_PENDING_OUTPUT_BYTES;
+    if (!backlogged && this.refused !== undefined) {
+      this.warn(`the client reads again; ${this.refused} message(s) to it were replaced by an error while it did not`);
+      this.refused = undefined;
+    }
+    if (!backlogged || !('id' in message)) return undefined;
+    const limit = `${(MAX_PENDING_OUTPUT_BYTES / (1024 * 1024)).toFixed(0)} MiB`;
+    if (this.refused === undefined) {
+      this.warn(`the client is not reading: over ${limit} wait for it, so answers to it are replaced by an error and its input waits until it reads again`);
+      this.refused = 0;
+    }
+    this.refused += 1;
+    return `Not sent: over ${limit} of earlier output wait unread for this client; read it, then retry`;
+  }
 }
 
 /** The JSON value of a line, or undefined when it is not JSON. */
@@ -199,6 +244,8 @@ function parseOrUndefined(line: Buffer): unknown {
 
 /** What {@link LineFilter} does with a line. */
 interface LineRules {
+  /** A promise when no more input may be taken yet (the next line waits until it settles); undefined to go on. */
+  wait(): Promise<void> | undefined;
   /** Called once for a line longer than the limit (dropped). */
   oversized(): void;
   /**
@@ -229,9 +276,14 @@ class LineFilter extends Transform {
     this.feed(chunk, 0, done);
   }
 
-  /** Splits `chunk` from `start` into lines; a line held back by its admission resumes the rest when it is let through. */
+  /**
+   * Splits `chunk` from `start` into lines; a line held back by its admission, or by the rules' wait,
+   * resumes the rest when it is let through.
+   */
   private feed(chunk: Buffer, start: number, done: TransformCallback): void {
     for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
+      const waiting = this.rules.wait();
+      if (waiting) return void waiting.then(() => this.feed(chunk, start, done));
       this.collect(chunk.subarray(start, newline + 1));
       start = newline + 1;
       const held = this.endLine();
