@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
 import { hintsOf, hintWords } from '../discovery/risk.js';
 import { clipWords, packSentences, sentencesOf } from '../discovery/sentences.js';
+import { capSearchAnswer } from './searchAnswerCap.js';
 
 /**
  * Longest one-line summary of a match that is not strong, in code points: the manifest's `short`
@@ -96,7 +97,7 @@ function answerParameters(schema: JsonObject): JsonObject {
  * sentences up to {@link STRONG_DESCRIPTION_CHARS}, the projected schema without `$schema`), each other
  * as `{ name, summary }`. Notes: no entries → the no-match note; weak (no strong entry) → that these
  * are only the closest and how to rephrase, `weak: true`. Never `isError`: a search that finds little
- * is still an answer.
+ * is still an answer. Kept within MAX_SEARCH_ANSWER_BYTES by `capSearchAnswer` (searchAnswerCap.ts).
  */
 export function searchResult(entries: readonly CatalogEntry[], query: string, strong: readonly string[], held: readonly string[] = []): CallToolResult {
   const strongSet = new Set(strong);
@@ -111,5 +112,6 @@ export function searchResult(entries: readonly CatalogEntry[], query: string, st
   else if (full === 0) answer = { tools, weak: true, note: WEAK_NOTE };
   else answer = { tools };
   if (held.length > 0) answer = { ...answer, held };
+  answer = capSearchAnswer(answer);
   return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer as unknown as Record<string, unknown> };
 }
