@@ -8,7 +8,7 @@ import { err, ok, type Result } from '../lib/result.js';
 import { applyDefaults, type RawConfig } from './defaults.js';
 import { escapePointer, interpolate } from './interpolate.js';
 import type { Config, ConfigProblem } from './types.js';
-import { validateConfig } from './validate.js';
+import { URL_CREDENTIALS_MESSAGE, validateConfig } from './validate.js';
 
 /** Largest config file read (a config of 200,000 servers is under 10 MiB). */
 export const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
@@ -72,7 +72,8 @@ export function parseConfig(
     .filter((p) => !unexpanded.has(p.path))
     .map((p) => {
       const written = expanded.sources.get(p.path);
-      return written === undefined ? p : { path: p.path, message: `${p.message} (expanded from ${JSON.stringify(written)})` };
+      // A URL's credentials are not quoted back, as written or expanded.
+      return written === undefined || p.message === URL_CREDENTIALS_MESSAGE ? p : { path: p.path, message: `${p.message} (expanded from ${JSON.stringify(written)})` };
     });
   problems.push(...needed);
   if (problems.length > 0) return err(problems.sort((a, b) => a.path.localeCompare(b.path)));

@@ -132,12 +132,22 @@ function describeError(error: ErrorObject): ConfigProblem[] {
       return [{ path, message: `must be "third-party", false, or an object of byte budgets${typeof error.data === 'string' && suggestNames(error.data, ['third-party'], 1).length > 0 ? '; did you mean "third-party"?' : ''}` }];
     case 'if':
       return [];
+    case 'not':
+      // The schema's one `not` on a value: a server `url` with credentials in it.
+      if (/^\/mcpServers\/[^/]+\/url$/.test(error.instancePath)) return [{ path, message: URL_CREDENTIALS_MESSAGE }];
+      return [{ path, message: error.message ?? 'is invalid' }];
     case 'maximum':
       return [{ path, message: (error.params as { limit: number }).limit === LONGEST_TIMER_MS ? TIMER_LIMIT_MESSAGE : (error.message ?? 'is invalid') }];
     default:
       return [{ path, message: error.message ?? 'is invalid' }];
   }
 }
+
+/**
+ * Why a remote server's URL with credentials is refused, without repeating them: fetch will not build
+ * a request from such a URL (WHATWG Fetch, "Request" constructor), so it failed only at run time.
+ */
+export const URL_CREDENTIALS_MESSAGE = 'holds a user name or password, which a request URL cannot carry; remove them and put the credentials in "headers" (e.g. "Authorization": "Basic …" or "Bearer …")';
 
 /** Keys only a stdio server takes, and keys only a remote one takes (docs/configuration.md). */
 const STDIO_ONLY = ['args', 'env', 'cwd', 'inheritEnv'];

@@ -333,3 +333,23 @@ describe('settings in ms stay within what a Node.js timer can wait', () => {
     expect(startupWaitMs({ TOOLSHELF_STARTUP_WAIT_MS: String(longest) })).toBe(longest);
   });
 });
+
+describe('a remote url with credentials in it', () => {
+  const message = 'holds a user name or password, which a request URL cannot carry; remove them and put the credentials in "headers" (e.g. "Authorization": "Basic …" or "Bearer …")';
+
+  it('is refused at its path, without the password, where it used to fail only at run time', () => {
+    const problems = problemsOf('{"mcpServers":{"a":{"url":"http://user:pw@host/mcp"}}}');
+    expect(problems).toEqual([{ path: '/mcpServers/a/url', message }]);
+    expect(JSON.stringify(problems)).not.toContain('pw');
+  });
+
+  it('is refused when expanded from a variable, quoting neither the value nor the string as written', () => {
+    const problems = problemsOf('{"mcpServers":{"b":{"url":"https://me:s3cret@${HOST}/mcp"}}}', { HOST: 'example.com' });
+    expect(problems).toEqual([{ path: '/mcpServers/b/url', message }]);
+    expect(JSON.stringify(problems)).not.toContain('s3cret');
+  });
+
+  it('accepts an @ after the host, in the path or query', () => {
+    expect(problemsOf('{"mcpServers":{"a":{"url":"https://host/mcp?user=a@b"}}}')).toEqual([]);
+  });
+});
