@@ -16,9 +16,15 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** Set by `serve`: the exit waits for stdout at most this long, {@link CLIENT_GONE_GRACE_MS} (other commands' output is theirs to read in full). */
 let flushGraceMs: number | undefined;
+/**
+ * When the client closed stdin (ms since epoch), under `serve`: the grace counts from then, so a
+ * relay that already gave the client its grace before ending does not wait a second one at exit.
+ */
+let clientGoneAt: number | undefined;
 
 const serve: Command = async (argv) => {
   flushGraceMs = CLIENT_GONE_GRACE_MS;
+  process.stdin.once('end', () => (clientGoneAt ??= Date.now()));
   return (await import('./commands/serve.js')).runServe(argv, out);
 };
 
@@ -37,10 +43,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   help: async () => (await import('./commands/serve.js')).runServe(['--help'], out),
 };
 
-/** Exits once everything written to stdout is handed to the OS (pipes may be asynchronous), or after {@link flushGraceMs} when set. */
+/**
+ * Exits once everything written to stdout is handed to the OS (pipes may be asynchronous), or when
+ * set, {@link flushGraceMs} after the client closed stdin (or from now when it has not).
+ */
 function exitAfterFlush(code: number): void {
   process.stdout.write('', () => process.exit(code));
-  if (flushGraceMs !== undefined) setTimeout(() => process.exit(code), flushGraceMs).unref();
+  if (flushGraceMs !== undefined) setTimeout(() => process.exit(code), Math.max(0, flushGraceMs - (clientGoneAt === undefined ? 0 : Date.now() - clientGoneAt))).unref();
 }
 
 /** Exit code for bad usage (commands/common.ts `EXIT_USAGE`, not imported: it would load that module first). */

@@ -86,11 +86,14 @@ describe('a stdio client that stopped reading', () => {
     expect(await waitFor(() => upstreams.every((pid) => !alive(pid)), 10_000)).toBe(true);
   }, 120_000);
 
-  it('closing stdin ends the relay to a shared instance though its output is not read', async () => {
+  it('closing stdin ends the relay to a shared instance though its output is not read, after one grace', async () => {
     const { child, exited, instance } = await stalledGateway(true);
+    const closed = Date.now();
     child.stdin!.end();
     const gone = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 30_000).unref())]);
     expect(gone).toBe(true);
+    // One 2 s grace (docs/robustness.md), with wide headroom: the exit used to wait a second one for stdout, 4 s in all.
+    expect(Date.now() - closed).toBeLessThan(10_000);
     // The instance serves on for other clients (it ends after its idle time, or here in afterEach).
     expect(alive(instance!)).toBe(true);
   }, 120_000);
