@@ -324,6 +324,13 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     if (!served) throw new Error('the dashboard is closed');
     return `${served.origin}/ui/login?code=${uiAccess.mintLoginCode()}`;
   };
+  // The last `toolshelf ui` ended (Ctrl-C): its port closes and its sign-ins end with it (docs/dashboard.md).
+  const closeDashboard = async (): Promise<void> => {
+    const served = dashboardServer;
+    dashboardServer = undefined;
+    uiAccess.endSessions();
+    await (await served)?.close();
+  };
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -382,6 +389,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       },
       modern: (view) => modernFor(view).stdioConnection(),
       openDashboard,
+      closeDashboard,
     }).catch(async (error: Error) => {
       watch?.close();
       await opened.close();

@@ -99,6 +99,12 @@ export class DashboardAccess {
     return expected !== undefined && given !== undefined && sameSecret(expected, given);
   }
 
+  /** Forgets every login code and page session: each later request must sign in again. */
+  endSessions(): void {
+    this.codes.clear();
+    this.sessions.clear();
+  }
+
   /** The Set-Cookie value that gives a browser `session`. */
   cookieFor(session: string): string {
     return `${this.cookieName}=${session}; Path=/; HttpOnly; SameSite=Strict`;

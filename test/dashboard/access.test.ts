@@ -19,6 +19,15 @@ describe('DashboardAccess', () => {
     expect(access.redeem('')).toBeUndefined();
   });
 
+  it('forgets every code and session when the page ends (the last `toolshelf ui` closed)', () => {
+    const access = new DashboardAccess(true, 'ui');
+    const code = access.mintLoginCode();
+    const session = access.redeem(access.mintLoginCode())!;
+    access.endSessions();
+    expect(access.sessionOf(`ui=${session}`)).toBeUndefined();
+    expect(access.redeem(code)).toBeUndefined();
+  });
+
   it('keeps at most MAX_LOGIN_CODES codes, forgetting the oldest', () => {
     const access = new DashboardAccess(true, 'ui');
     const first = access.mintLoginCode();

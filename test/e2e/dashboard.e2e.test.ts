@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { chromium, type Browser } from 'playwright-core';
-import { alive, cliPath, fixture, repoRoot, sandboxConfig, startHttp, tempDir, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { alive, cliPath, fixture, repoRoot, sandboxConfig, startHttp, startStdio, tempDir, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 import { startAuthServer } from '../helpers/oauth.js';
 
 const run = promisify(execFile);
@@ -186,7 +186,7 @@ describe('toolshelf ui for stdio clients (the shared instance)', () => {
     await waitFor(() => !pids.some(alive), 20_000);
   });
 
-  it('starts the instance, serves its page on a loopback port while it runs, and ends with Ctrl-C', async () => {
+  it('starts the instance, serves its page on a loopback port while it runs, and ends the page with Ctrl-C', async () => {
     const dir = tempDir();
     const toolsFile = join(dir, 'tools.json');
     writeFileSync(toolsFile, JSON.stringify([{ name: 'ping', description: 'Answers with the pid.', inputSchema: { type: 'object', properties: {} } }]));
@@ -208,9 +208,21 @@ describe('toolshelf ui for stdio clients (the shared instance)', () => {
     expect(state.servers.map((s) => s.key)).toEqual(['rec']);
     // The page's port has no bearer token to mint links with: only the socket's owner can.
     expect((await fetch(`${origin}/ui/api/login-code`, { method: 'POST' })).status).toBe(401);
-    const exited = new Promise<number | null>((r) => ui.once('exit', r));
-    ui.kill('SIGINT');
-    expect(await exited).toBe(0);
+    // A stdio client keeps the instance up: the page must end with the command all the same.
+    const client = await startStdio(path, ['--share']);
+    try {
+      const exited = new Promise<number | null>((r) => ui.once('exit', r));
+      ui.kill('SIGINT');
+      expect(await exited).toBe(0);
+      // The port stops listening (the old cookie got 200 there until the instance ended).
+      const refused = async (): Promise<boolean> => fetch(`${origin}/ui/api/state`, { headers: { cookie } }).then(() => false, () => true);
+      let closed = await refused();
+      for (let i = 0; i < 100 && !closed; i += 1) closed = await new Promise((r) => setTimeout(r, 100)).then(refused);
+      expect(closed).toBe(true);
+      expect((await client.client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -35,6 +35,8 @@ export interface SocketFrontOptions {
    * socket itself is the credential: only its owner can open it (docs/dashboard.md).
    */
   readonly openDashboard?: () => Promise<string>;
+  /** The last `toolshelf ui` connection closed (its Ctrl-C): the page and its sessions must end. */
+  readonly closeDashboard?: () => Promise<void>;
 }
 
 /** The line `toolshelf ui` opens its connection with; no JSON-RPC message has this shape. */
@@ -70,6 +72,8 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
   const { logger } = options;
   const sockets = new Set<Socket>();
   let counter = 0;
+  /** Open `toolshelf ui` connections: the page lives while one does. */
+  let dashboardViewers = 0;
   let idleTimer: NodeJS.Timeout | undefined;
   const armIdle = (waitMs: number): void => {
     clearTimeout(idleTimer);
@@ -98,7 +102,14 @@ export async function serveSocket(options: SocketFrontOptions): Promise<SocketFr
     socket.once('close', ended);
     // The first bytes say whether this is a relayed client or `toolshelf ui`; a client's are kept for its session.
     socket.once('data', (first: Buffer) => {
-      if (options.openDashboard && first.toString('utf8').trimEnd() === DASHBOARD_REQUEST) return void answerDashboard(socket, options.openDashboard, logger);
+      if (options.openDashboard && first.toString('utf8').trimEnd() === DASHBOARD_REQUEST) {
+        dashboardViewers += 1;
+        socket.once('close', () => {
+          dashboardViewers -= 1;
+          if (dashboardViewers === 0) void options.closeDashboard?.().catch((error: Error) => logger.warn(`dashboard: ${error.message}`));
+        });
+        return void answerDashboard(socket, options.openDashboard, logger);
+      }
       const input = new PassThrough();
       input.write(first);
       socket.pipe(input);
