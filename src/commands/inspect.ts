@@ -199,7 +199,9 @@ function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summ
   const { catalogue } = shelf;
   const servers = summary.upstreams.map((upstream): InspectedServer => {
     const tools = catalogue.entries.filter((e) => e.server === upstream.key).map(inspectTool);
-    const counts = catalogue.counts.get(upstream.key) ?? { direct: 0, deferred: 0, hidden: 0 };
+    // Served tools only, as the totals count them: a held or dropped tool is in no list.
+    const direct = tools.filter((t) => t.exposure === 'direct').length;
+    const counts = { direct, deferred: tools.length - direct, hidden: catalogue.counts.get(upstream.key)?.hidden ?? 0 };
     const canonicalBytes = sum(tools, (t) => t.canonicalBytes);
     const projectedBytes = sum(tools, (t) => t.projectedBytes);
     return {
@@ -285,7 +287,7 @@ function formatReport(report: InspectReport): string {
     `| all direct (the upstreams registered directly) | ${n(totals.allDirect.bytes)} | ${n(totals.allDirect.tokens)} |`,
     `| as configured | ${n(totals.configured.bytes)} | ${n(totals.configured.tokens)} |`,
     '',
-    `${totals.savedPercent}% smaller as configured.`,
+    totals.savedPercent >= 0 ? `${totals.savedPercent}% smaller as configured.` : `${-totals.savedPercent}% larger as configured.`,
     '',
   );
   lines.push(...overBudgetLines(report), '');

@@ -5,6 +5,7 @@
  */
 import type { Config } from '../config/types.js';
 import type { UpstreamTool } from '../catalog/types.js';
+import { TOOL_SEARCH } from '../gateway/bridgeTools.js';
 import { encodeLaneResult } from '../gateway/fronts/callLane.js';
 import { legacyTools, modernTools, TOOLS_LIST_CACHE } from '../gateway/toolList.js';
 import { sessionSettings } from '../gateway/sessionOptions.js';
@@ -34,6 +35,8 @@ export interface StartSummary {
    */
   readonly allDirectBytes: number;
   readonly allDirectTokens: number;
+  /** Whether that first tools/list holds `tool_search` (something is deferred and discovery is on). */
+  readonly searchListed: boolean;
 }
 
 /**
@@ -86,6 +89,7 @@ export function summarize(config: Config, upstreams: readonly UpstreamSummary[],
     modernListBytes,
     allDirectBytes: allDirect,
     allDirectTokens: estimateTokens(allDirect),
+    searchListed: first.some((tool) => tool.name === TOOL_SEARCH),
   };
 }
 
@@ -114,7 +118,8 @@ export function formatSummary(summary: StartSummary): string[] {
   const lines = [upstreamsLine(summary.upstreams)];
   lines.push(`tools: ${summary.direct} direct, ${summary.deferred} deferred, ${summary.hidden} hidden`);
   const saved = summary.allDirectBytes > 0 ? Math.round((1 - summary.firstListBytes / summary.allDirectBytes) * 100) : 0;
-  const change = saved >= 0 ? `${saved}% smaller` : `${-saved}% larger: the tool_search index costs more than the few tools it defers`;
+  // The index is named as the cost only when it is listed: with every tool direct there is none.
+  const change = saved >= 0 ? `${saved}% smaller` : summary.searchListed ? `${-saved}% larger: the tool_search index costs more than the few tools it defers` : `${-saved}% larger`;
   lines.push(
     `first tools/list: ${summary.firstListBytes.toLocaleString('en-US')} bytes (~${summary.firstListTokens.toLocaleString('en-US')} tokens; ${summary.modernListBytes.toLocaleString('en-US')} bytes for a 2026-07-28 client) vs ${summary.allDirectBytes.toLocaleString('en-US')} bytes all-direct (${change})`,
   );

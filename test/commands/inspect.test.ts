@@ -202,3 +202,16 @@ describe('toolshelf inspect', () => {
     expect(run.stderr).toMatch(/\/mcpServers\/x/);
   });
 });
+
+describe('inspect with tools held for review', () => {
+  it('counts a server\'s held tools nowhere, as the totals do (poisoned.mjs: its three tools are held)', async () => {
+    const path = writeConfig({ mcpServers: { p: { command: 'node', args: [fixture('poisoned.mjs')] } } });
+    const json = JSON.parse((await inspect(['--config', path, '--json'])).stdout) as Report;
+    const [server] = json.servers;
+    expect({ direct: server!.direct, deferred: server!.deferred }).toEqual({ direct: json.totals.direct, deferred: json.totals.deferred });
+    expect(server!.deferred).toBe(0);
+    const text = (await inspect(['--config', path])).stdout;
+    expect(text).toContain('0 direct, 0 deferred, 0 hidden; schemas');
+    expect(text).toContain('held for review: mail_helper');
+  });
+});
