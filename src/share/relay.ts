@@ -8,7 +8,6 @@
  * When the instance goes away mid-session this process ends, as a gateway that crashed would: the
  * client's next start finds or starts a fresh one.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
@@ -61,8 +60,10 @@ function tryConnect(path: string): Promise<Socket | undefined> {
 }
 
 /** Starts an instance in its own process group, detached from this one, its stderr to the log. */
-function startInstance(options: InstanceStart): void {
+async function startInstance(options: InstanceStart): Promise<void> {
   const { paths } = options;
+  // Loaded only to start one: a relay that joins a running instance never needs it (docs/performance.md, "Memory").
+  const { spawn } = await import('node:child_process');
   ensurePrivateDir(paths.dir, paths.root);
   const log = openPrivateAppend(paths.log);
   try {
@@ -92,7 +93,7 @@ export async function reachInstance(options: InstanceStart): Promise<Socket | un
   if (existing) return existing;
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
     // An instance that holds the pid file and lives is still starting: wait for it rather than start a rival.
-    if (instanceOwner(paths) === undefined) startInstance(options);
+    if (instanceOwner(paths) === undefined) await startInstance(options);
     const started = Date.now();
     while (Date.now() - started < options.startWaitMs) {
       await new Promise((r) => setTimeout(r, POLL_MS));
