@@ -2,6 +2,7 @@
 // sets and catalogues through the shipped encoder (cached under node_modules/.cache, so only the
 // first run embeds), 2-fold cross-validation of the fusion weight α, quality with and without the
 // encoder, search latency, RSS and index times.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,12 +194,15 @@ export async function semanticCostTables(catalogue, queries, bundled, sizes) {
   const againMs = await time(async () => (again.start(), untilReady(again)));
   await embedder.close();
   rmSync(dir, { recursive: true, force: true });
+  const alone = JSON.parse(execFileSync(process.execPath, [fileURLToPath(new URL('modelRss.mjs', import.meta.url))], { encoding: 'utf8' }));
+  const added = (bytes) => `+${mib(bytes - alone.off)}`;
   return [
     ...lines,
     '',
     `Load average while measuring: ${loadavg().map((n) => n.toFixed(1)).join(', ')} (${cpus().length} cores): wall times on a loaded machine are waits for a core; the CPU column is the work.`,
     `Index time: ${perTool}.`,
     `RSS of this process: encoder off ${mib(rssOff)} MiB; model loaded ${mib(loadedRss)} MiB (+${mib(loadedRss - rssOff)}); after indexing ${sizes.map((s) => s.toLocaleString('en-US')).join(' + ')} tools ${mib(indexedRss)} MiB.`,
+    `RSS added by the model alone (bench/modelRss.mjs, a fresh process, the gateway's embedder and batch size): loaded ${added(alone.loaded)} MiB, after embedding ${alone.tools} tools ${added(alone.indexed)}, after 30 queries ${added(alone.queried)}, peak ${added(alone.peak)} (before the model ${mib(alone.off)} MiB).`,
     `Bundled config (${bundled.length} deferred tools): first start embeds ${firstCount} tools in ${(firstMs / 1000).toFixed(2)} s (model load included); a start from that cache embeds ${embedded} in ${againMs.toFixed(0)} ms.`,
   ];
 }
