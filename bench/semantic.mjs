@@ -13,6 +13,7 @@ import { summarise } from '../dist/discovery/metrics.js';
 import { rankerCatalogueOf } from '../dist/discovery/hostRanker.js';
 import { rankTools } from '../dist/discovery/rank.js';
 import { buildSearchIndex } from '../dist/discovery/searchIndex.js';
+import { judge } from '../dist/discovery/strength.js';
 import { clipText, MODEL_ID, workerEmbedder } from '../dist/discovery/semantic/embedder.js';
 import { SemanticEngine, toolText } from '../dist/discovery/semantic/engine.js';
 import { cosines, DEFAULT_ALPHA, fuseRanking } from '../dist/discovery/semantic/fusion.js';
@@ -51,7 +52,7 @@ async function prepare(sets, embedder) {
     const rows = queries.map((query, i) => {
       const ranked = index.rank(query.query, entries.length);
       const scores = cosines(queryVectors[i], toolVectors);
-      return { query, ranked, cosine: new Map(entries.map((e, j) => [e.qualifiedName, scores[j]])), set: name, guard };
+      return { query, ranked, strong: judge(ranked).strong, cosine: new Map(entries.map((e, j) => [e.qualifiedName, scores[j]])), set: name, guard };
     });
     out.push(rows);
   }
@@ -60,7 +61,7 @@ async function prepare(sets, embedder) {
 
 /** A ranking as tool_search serves it (rank.ts): `candidateCount(k)` candidates through the flooding guard, `k` kept. */
 const served = (row, candidates, k, exact = row.ranked.exact) => diversify(candidates, row.query.query, row.guard, k, Math.min(exact, candidates.length)).map((h) => h.name);
-const fused = (row, alpha, k) => served(row, fuseRanking({ bm25: row.ranked.hits, exact: row.ranked.exact, cosine: row.cosine, alpha }, candidateCount(k)), k);
+const fused = (row, alpha, k) => served(row, fuseRanking({ bm25: row.ranked.hits, exact: row.ranked.exact, cosine: row.cosine, alpha, strong: row.strong }, candidateCount(k)), k);
 const bm25Alone = (row, k) => served(row, row.ranked.hits.slice(0, candidateCount(k)), k);
 /** Rows of one set by query text (`summarise` ranks by the text). */
 const byText = (rows) => new Map(rows.map((row) => [row.query.query, row]));
