@@ -3,7 +3,7 @@
  * the BM25 fallback and its reason. Only catalogue names come out. Holds no state; the caller
  * builds the index and ranker catalogue once per catalogue and traces the result. Semantic ranking,
  * when on, fuses into toolshelf's own ranking here, so every mode and fallback serves it.
- * Source: DESIGN §5 (a search never fails; invented names never reach the model), §8 (modes), §10
+ * Source: docs/search.md ("Ranking": modes, fallback; invented names never reach the model), docs/cli.md
  * (`tool_searched` fields: matched, ranker, topScore, fallback, shadowMatched).
  */
 import type { Result } from '../lib/result.js';
@@ -46,7 +46,7 @@ export interface SemanticUse {
   readonly reason?: string;
 }
 
-/** What a search returns and what the trace records (DESIGN §10 `tool_searched`). */
+/** What a search returns and what the trace records (docs/cli.md `tool_searched`). */
 export interface RankResult {
   /** Qualified names, best first, at most `limit`, all from the searchable catalogue. */
   readonly matched: string[];

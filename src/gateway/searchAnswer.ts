@@ -2,7 +2,7 @@
  * tool_search's answer: the strong matches with their projected schema, the others by name and one
  * line, and a note the model acts on when nothing is strong or nothing matched. The same object goes
  * out as `structuredContent` and, serialised, as the text content. Pure.
- * Source: issue 12 points 1 and 3; DESIGN §5 (answer as JSON text and structuredContent).
+ * Source: docs/tools.md ("The list", "Strong matches"); docs/search.md, "Answers".
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
@@ -11,7 +11,7 @@ import { clipWords, packSentences, sentencesOf } from '../discovery/sentences.js
 
 /**
  * Longest one-line summary of a match that is not strong, in code points: the manifest's `short`
- * entry length (DESIGN §6), enough to tell tools apart without re-sending their descriptions.
+ * entry length (docs/tools.md), enough to tell tools apart without re-sending their descriptions.
  */
 export const SUMMARY_CHARS = 60;
 
@@ -52,7 +52,7 @@ export interface SearchAnswer {
   readonly tools: readonly (FullMatch | NamedMatch)[];
   /** Present when some tools are listed by name only, when nothing is strong, or when nothing matched. */
   readonly note?: string;
-  /** True when no match is strong (issue 12 point 3). */
+  /** True when no match is strong. */
   readonly weak?: true;
   /** Tools the query names that are held for review, each with why and how the user approves it (docs/security.md). */
   readonly held?: readonly string[];
@@ -67,7 +67,7 @@ export function summaryOf(entry: CatalogEntry): string {
 
 const REPHRASE = 'Rephrase with the action and the object (e.g. "read file", "create issue")';
 
-/** The note when nothing matched (unchanged since issue 4, the CLI prints it). */
+/** The note when nothing matched (unchanged since the CLI prints it). */
 export function noMatchNote(query: string): string {
   return `No tool matches "${query}". ${REPHRASE}, or use a name from the index in this tool's description.`;
 }
