@@ -7,15 +7,13 @@
  * - Scored down: a tool `flooding.ts` marks (stuffed, or a near-duplicate of its server's others)
  *   is ranked after every other candidate, capped ones included (among exact names: after the
  *   other exact names), and never fills places past the cap.
- * - Cap: a suspect upstream (one showing a flooding sign: a scored-down tool, or oversized;
- *   `flooding.ts` suspectServers) holds at most {@link CAPS} of the leading results (2 of the top 5,
- *   3 of the top 10), unless the query names that server or one of its tools exactly. Other servers
- *   are not capped: a task often needs three or four tools of one ordinary server. A capped tool
- *   that is not flooding waits until the other candidates run out, so a search that only one server
- *   can answer still gets a full answer.
+ * - Cap: one upstream holds at most {@link CAPS} of the leading results (2 of the top 5, 3 of the
+ *   top 10), unless the query names that server or one of its tools exactly. A capped tool that
+ *   is not flooding waits until the other candidates run out, so a search that only one server can
+ *   answer still gets a full answer.
  */
 import type { CatalogEntry } from '../catalog/types.js';
-import { floodedTools, suspectServers, type FloodReason } from './flooding.js';
+import { floodedTools, type FloodReason } from './flooding.js';
 
 /** Per-server cap: at most `most` tools of one server within the first `within` results. */
 export interface Cap {
@@ -23,7 +21,7 @@ export interface Cap {
   readonly most: number;
 }
 
-/** 2 of the top 5, 3 of the top 10, for a suspect server (the trust rule in docs/security.md). */
+/** 2 of the top 5, 3 of the top 10 (the trust rule in docs/security.md). */
 export const CAPS: readonly Cap[] = [
   { within: 5, most: 2 },
   { within: 10, most: 3 },
@@ -43,8 +41,6 @@ export interface FloodGuard {
   serverOf(name: string): string | undefined;
   /** Scored-down tools and why. */
   readonly flooded: ReadonlyMap<string, FloodReason>;
-  /** Servers showing a flooding sign: the only ones the cap holds. */
-  readonly suspects: ReadonlySet<string>;
   /** Lower-cased server keys and upstream / qualified tool names, to the servers they name. */
   readonly named: ReadonlyMap<string, ReadonlySet<string>>;
   /** When false the step only truncates (the bench's "before"). */
@@ -69,14 +65,10 @@ export function buildFloodGuard(entries: readonly CatalogEntry[], enabled = true
     }
   }
   let flooded: Map<string, FloodReason> | undefined;
-  let suspects: Set<string> | undefined;
   return {
     serverOf: (name) => servers.get(name),
     get flooded() {
       return (flooded ??= floodedTools(entries));
-    },
-    get suspects() {
-      return (suspects ??= suspectServers(entries, this.flooded));
     },
     named,
     enabled,
@@ -116,8 +108,7 @@ function scoreDown<T extends { readonly name: string }>(items: readonly T[], flo
 /**
  * `ranked` (best first, any ranker) scored down and capped, at most `limit` long. The first
  * `exact` items (exact names or configured keyword phrases the ranker put first) stay ahead of
- * the rest, uncapped, reordered only by the score-down. Items of a server that is not a suspect, or
- * whose server is unknown, are never capped. Never throws.
+ * the rest, uncapped, reordered only by the score-down. Items whose server is unknown are never capped. Never throws.
  */
 export function diversify<T extends { readonly name: string }>(ranked: readonly T[], query: string, guard: FloodGuard, limit: number, exact = 0): T[] {
   if (!guard.enabled) return ranked.slice(0, limit);
@@ -130,7 +121,7 @@ export function diversify<T extends { readonly name: string }>(ranked: readonly 
   };
   const allowed = (item: T): boolean => {
     const server = guard.serverOf(item.name);
-    return server === undefined || uncapped.has(server) || !guard.suspects.has(server) || (held.get(server) ?? 0) < capAt(out.length);
+    return server === undefined || uncapped.has(server) || (held.get(server) ?? 0) < capAt(out.length);
   };
   const out: T[] = [];
   // Exact names (and configured keyword phrases) were asked for by name: never capped.

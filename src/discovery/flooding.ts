@@ -1,7 +1,6 @@
 /**
  * Signs that an upstream floods tool_search: keyword-stuffed descriptions, near-duplicate
- * descriptions within one server, and a server that brings far more tools than the others; a server
- * showing any of them is a suspect, the only kind the per-server cap holds. Pure:
+ * descriptions within one server, and a server that brings far more tools than the others. Pure:
  * functions of the deferred catalogue, computed once per catalogue (`diversify.ts` uses them).
  * Thresholds and what they cost on real catalogues: docs/security.md "Ranking under flooding";
  * counted on every tool of the shared catalogues in test/discovery/flooding.test.ts.
@@ -117,37 +116,21 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * Servers that bring more than {@link OVERSIZED_FACTOR} × the median tool count of the other servers
- * and at least {@link OVERSIZED_MIN_TOOLS} tools (needs two servers or more), with their count and the
- * others' median, by server key in order. Counts the searchable (deferred) tools given.
+ * One warning per server that brings more than {@link OVERSIZED_FACTOR} × the median tool count of
+ * the other servers and at least {@link OVERSIZED_MIN_TOOLS} tools (needs two servers or more).
+ * Counts the searchable (deferred) tools given.
  */
-export function oversizedServers(entries: readonly CatalogEntry[]): { server: string; tools: number; others: number }[] {
+export function oversizedServerWarnings(entries: readonly CatalogEntry[]): string[] {
   const counts = [...byServer(entries)].map(([server, group]) => ({ server, tools: group.length }));
   if (counts.length < 2) return [];
-  const found: { server: string; tools: number; others: number }[] = [];
+  const lines: string[] = [];
   for (const { server, tools } of counts.sort((a, b) => (a.server < b.server ? -1 : 1))) {
     const others = median(counts.filter((count) => count.server !== server).map((count) => count.tools));
-    if (tools >= OVERSIZED_MIN_TOOLS && tools > OVERSIZED_FACTOR * others) found.push({ server, tools, others });
-  }
-  return found;
-}
-
-/**
- * Servers that show a sign of flooding: one of their tools is scored down ({@link floodedTools},
- * given as `flooded`), or the server is oversized ({@link oversizedServers}). The per-server cap
- * applies to these only (diversify.ts, docs/security.md "Ranking under flooding").
- */
-export function suspectServers(entries: readonly CatalogEntry[], flooded: ReadonlyMap<string, FloodReason>): Set<string> {
-  const suspects = new Set(oversizedServers(entries).map((found) => found.server));
-  for (const entry of entries) if (flooded.has(entry.qualifiedName)) suspects.add(entry.server);
-  return suspects;
-}
-
-/** One warning per oversized server ({@link oversizedServers}). */
-export function oversizedServerWarnings(entries: readonly CatalogEntry[]): string[] {
-  return oversizedServers(entries).map(
-    ({ server, tools, others }) =>
+    if (tools < OVERSIZED_MIN_TOOLS || tools <= OVERSIZED_FACTOR * others) continue;
+    lines.push(
       `upstream "${server}" brings ${tools} searchable tools, more than ${OVERSIZED_FACTOR}× the others' median (${others}): ` +
-      'tool_search keeps it to 2 of the top 5 results unless a query names it (docs/security.md "Ranking under flooding")',
-  );
+        'tool_search keeps it to 2 of the top 5 results unless a query names it (docs/security.md "Ranking under flooding")',
+    );
+  }
+  return lines;
 }

@@ -153,12 +153,10 @@ describe('the semantic engine with an embedder of fake vectors', () => {
 });
 
 describe('the per-server cap holds for the fused ranking', () => {
-  // Six tools of one server the encoder favours, and a keyword-stuffed seventh that makes the server
-  // a suspect (capped); four of others BM25 matches: the fused ranking alone would fill the top 5
-  // with the first server.
+  // Six tools of one server the encoder favours, four of others BM25 matches: the fused ranking
+  // alone would fill the top 5 with the first server.
   const entries = [
     ...['one', 'two', 'three', 'four', 'five', 'six'].map((n) => entry('flood', `store_${n}`, `Keeps records, variant ${n}.`)),
-    entry('flood', 'store_best', 'Store store store store store: the best store for any store.'),
     entry('memory', 'save_facts', 'Save facts to the knowledge graph.'),
     entry('memory', 'link_entities', 'Link two entities of the knowledge graph with a relation.'),
     entry('notes', 'write_note', 'Write a note with facts to remember.'),
