@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { createServer } from '@modelcontextprotocol/server-everything/dist/server/index.js';
-import { sendWebResponse, webRequest } from '../dist/gateway/webBridge.js';
+import { sendWebResponse, webRequest } from '../dist/gateway/fronts/webBridge.js';
 
 const sessions = new Map();
 

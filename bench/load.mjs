@@ -1,4 +1,4 @@
-// Load bench (issue 5 item 7; not a test): N concurrent Streamable HTTP sessions make M echo calls in
+// Load bench (not a test): N concurrent Streamable HTTP sessions make M echo calls in
 // total through toolshelf to a real upstream (server-everything over stdio), each with a unique
 // payload, checking that every call is answered exactly once with its own payload; p50/p90/p99
 // latency and the gateway's RSS (VmRSS from /proc) before and after. The same load runs straight
@@ -8,7 +8,7 @@
 //     difference is the gateway hop (its HTTP front, dispatch, admission, the stdio leg);
 //   - direct stdio: one SDK Client over stdio with N calls in flight: the upstream leg alone.
 // With --modern the gateway path runs a second time with modern (2026-07-28) clients: no sessions,
-// each call a request of its own (issue #9: modern-era HTTP calls/s next to legacy-era).
+// each call a request of its own (modern-era HTTP calls/s next to legacy-era).
 // Each path then makes --sequential calls one at a time on one session: the latency without queueing.
 // Loopback only, bounded in calls and time (exits 2 past --limit-s). Prints markdown tables; exits 1
 // unless every call was answered exactly once with its own payload.

@@ -1,4 +1,4 @@
-// Proxy overhead bench (issue #9 "Numbers"; not a test): the latency toolshelf adds to one tool call
+// Proxy overhead bench (not a test): the latency toolshelf adds to one tool call
 // over stdio, gateway vs direct to the same upstream, both eras, in one run:
 //   - legacy: a 2025-11-25 SDK Client → server-everything `echo`, straight and through toolshelf;
 //   - modern: a 2026-07-28 SDK Client (pinned) → the modern-only fixture's `echo` (a v2 server that

@@ -1,4 +1,4 @@
-// Replicas bench (issue #9 point 5; not a test): N toolshelf replicas with the same config, each on
+// Replicas bench (not a test): N toolshelf replicas with the same config, each on
 // its own loopback port (`--http 127.0.0.1:PORT`), behind HAProxy: sticky by `Mcp-Session-Id` for
 // legacy (2025-11-25) sessions — the stick table learns the header from the initialize response and
 // routes every later request carrying it to the same replica — and plain round-robin for modern

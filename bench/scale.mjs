@@ -1,4 +1,4 @@
-// Scale bench (issue #11 point 5; not a test): 20 upstreams (bench/fixtures/catalogServer.mjs over the
+// Scale bench (not a test): 20 upstreams (bench/fixtures/catalogServer.mjs over the
 // shared catalogues, four copies of each) × 3 stdio clients, one run side by side:
 //   - today: each client runs its own gateway and its own 20 upstreams (--no-share, eager);
 //   - shared + lazy: the clients share one background instance whose upstreams are lazy, started
@@ -76,4 +76,4 @@ console.log(`${UPSTREAMS} upstreams (${files.map((f) => basename(f, '.json')).jo
 console.log('| mode | processes | total RSS (MiB) | spawn → first tools/list per client (ms) | first call to the last upstream (ms) |');
 console.log('|---|---:|---:|---|---:|');
 for (const r of [today, shared]) console.log(`| ${r.mode} | ${r.processes} | ${fmt(r.rss)} | ${r.firstList.map((ms) => fmt(ms)).join(' / ')} | ${fmt(r.firstCallMs)} |`);
-console.log(`\nshared + lazy against today: RSS ${fmt((100 * shared.rss) / today.rss)}%, processes ${shared.processes} vs ${today.processes} (issue #11 asks RSS ≤ 40%, processes ≤ 1 + upstreams used, here 1 + 1 beside the ${CLIENTS} relays)`);
+console.log(`\nshared + lazy against today: RSS ${fmt((100 * shared.rss) / today.rss)}%, processes ${shared.processes} vs ${today.processes} (the target: RSS ≤ 40%, processes ≤ 1 + upstreams used; here 1 + 1 beside the ${CLIENTS} relays)`);

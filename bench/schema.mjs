@@ -1,4 +1,4 @@
-// Schema benchmark (issue 3, DESIGN §7, §13): for each shared catalogue, the tools/list schema and
+// Schema benchmark (docs/tools.md, docs/benchmarks.md): for each shared catalogue, the tools/list schema and
 // description bytes canonical vs projected under the third-party budget (1,000 B / 5,000 B), the
 // compaction rungs used, and the in-process cost of projection and admission per tool.
 // Run after a build: `npx tsc -p tsconfig.json && node bench/schema.mjs`. Prints markdown to stdout.

@@ -1,4 +1,4 @@
-// Search benchmark (issue 4, issue 12, DESIGN §13): retrieval quality on the shared dev sets
+// Search benchmark (docs/benchmarks.md): retrieval quality on the shared dev sets
 // (toolshelf's index beside plain BM25); tool_search answer bytes, promotions and weak judgements
 // (today's full-schema answer beside the compact one, same catalogue and ranking); 2-fold
 // cross-validation over query ids of every tuned constant (strong-rule floor, short-query terms and
@@ -42,7 +42,7 @@ function retrievalSets() {
   }));
 }
 
-/** Today's answer before issue 12: every match with its full projected schema, as text and structuredContent. */
+/** The answer before strong matches: every match with its full projected schema, as text and structuredContent. */
 function fullSchemaAnswer(entries, query) {
   if (entries.length === 0) return { content: [{ type: 'text', text: noMatchNote(query) }], structuredContent: { tools: [] } };
   const tools = entries.map((e) => ({ name: e.qualifiedName, description: e.projected.description, parameters: e.projected.inputSchema }));
@@ -271,7 +271,7 @@ function latencyTable() {
     const index = buildSearchIndex(entries);
     for (const query of queries.slice(0, 50)) index.search(query, 5);
     const searchRuns = [];
-    // A search as tool_search runs it: ranking plus the strong rule (issue 12).
+    // A search as tool_search runs it: ranking plus the strong rule.
     for (let round = 0; round < 4; round += 1) for (const query of queries) searchRuns.push(time(() => judge(index.rank(query, 5))));
     const search = percentiles(searchRuns);
     let level = '';

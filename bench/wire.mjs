@@ -1,12 +1,12 @@
-// Wire benchmark (issue 3, DESIGN §7, §13): what a client pays on its first tools/list, measured on the
+// Wire benchmark (docs/tools.md, docs/benchmarks.md): what a client pays on its first tools/list, measured on the
 // real gateway. For the bundled servers.config.json (real upstreams) and for every shared catalogue
 // (served by bench/fixtures/catalogServer.mjs), each run side by side in one process:
 //   - upstreams direct: what a client receives with every upstream registered directly, one tools/list
 //     result `{"tools":[…]}` per upstream, summed (pages merged): the same "all-direct" figure as the
-//     gateway's start-up summary and `inspect` (src/summary.ts, docs/operations.md);
+//     gateway's start-up summary and `inspect` (src/shelf/summary.ts, docs/operations.md);
 //   - the built CLI over stdio with an SDK Client, in five configs: all tools direct (verbatim, and
 //     compacted), as configured / deferred (verbatim, and compacted = the default "third-party"), and
-//     deferred in `client` discovery mode (issue #13: every deferred tool listed, compacted, with its
+//     deferred in `client` discovery mode (every deferred tool listed, compacted, with its
 //     searchHint, for a client that searches tools itself, e.g. Claude Code).
 // Sizes are UTF-8 bytes of the compact JSON of the tools/list result as received; tokens are o200k_base
 // counts of that JSON (gpt-tokenizer, the encoding the manifest budget uses). Also: projectTool time per
@@ -38,7 +38,7 @@ const CATALOGS = fileURLToPath(new URL('../../shared/data/catalogs/', import.met
 const START_RUNS = 3;
 /** projectTool passes over each catalogue for the per-tool timing: enough to get past JIT warm-up. */
 const PROJECT_PASSES = 20;
-/** DESIGN §13: first tools/list must be ≥ 90% smaller than all-direct on a ≥ 100-tool catalogue. */
+/** docs/benchmarks.md: first tools/list must be ≥ 90% smaller than all-direct on a ≥ 100-tool catalogue. */
 const MUST_SAVE = 0.9;
 const MUST_MIN_TOOLS = 100;
 
@@ -126,7 +126,7 @@ async function gatewayList(config, label) {
   return { ...size(raw), tools: raw.tools.length, ms };
 }
 
-/** The all-direct figure: each upstream's tools/list result `{"tools":[…]}`, bytes and tokens summed (src/summary.ts `allDirectBytes`). */
+/** The all-direct figure: each upstream's tools/list result `{"tools":[…]}`, bytes and tokens summed (src/shelf/summary.ts `allDirectBytes`). */
 function directSize(upstreams) {
   const each = upstreams.filter((u) => u.tools.length > 0).map((u) => size({ tools: u.tools }));
   return { bytes: each.reduce((sum, s) => sum + s.bytes, 0), tokens: each.reduce((sum, s) => sum + s.tokens, 0) };
@@ -233,7 +233,7 @@ function compactionTable(rows) {
   ];
 }
 
-/** DESIGN §13's first-tools/list figure, stated plainly for each catalogue. */
+/** docs/benchmarks.md's first-tools/list figure, stated plainly for each catalogue. */
 function verdicts(rows) {
   return rows.map((r) => {
     const ratio = 1 - r.runs.deferredCompacted.bytes / r.canonical.bytes;
@@ -261,7 +261,7 @@ async function main() {
       '',
       ...verdicts(rows),
       '',
-      'Client mode (`discovery.mode: "client"`, the `auto` choice for Codex; issue #13) lists every deferred tool with its compacted schema and searchHint and no tool_search: those bytes cross the wire once, and the client keeps the schemas out of the prompt until its own search loads one.',
+      'Client mode (`discovery.mode: "client"`, the `auto` choice for Codex) lists every deferred tool with its compacted schema and searchHint and no tool_search: those bytes cross the wire once, and the client keeps the schemas out of the prompt until its own search loads one.',
       '',
       'Compaction changes what is advertised in full (direct and promoted tools, tool_search results); the first deferred list carries only the direct tools, tool_search and call_tool, so its two columns differ only when a direct tool needs compacting. The all-direct columns show compaction alone.',
       '',

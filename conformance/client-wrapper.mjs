@@ -1,4 +1,4 @@
-// The client under test for the conformance suite's `client` scenarios (issue 10 item 6), run by the
+// The client under test for the conformance suite's `client` scenarios, run by the
 // suite as `node conformance/client-wrapper.mjs <serverUrl>`. Writes a toolshelf config with that URL
 // as the one upstream, its `auth` keys from MCP_CONFORMANCE_CONTEXT (client_id, client_secret,
 // private_key_pem + signing_algorithm; client-credentials scenarios get grantType

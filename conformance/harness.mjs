@@ -1,7 +1,7 @@
 // Process plumbing shared by the conformance runs (scripts/conformance.mjs for the pinned 0.1.x suite,
 // scripts/conformance-next.mjs for 0.2.x): start a server that announces its URL on stderr, stop it,
 // run one suite invocation with a deadline, read the per-scenario results. Offline; needs a build
-// (dist/cli.js, dist/gateway/webBridge.js). Source: issue #5 item 8, issue #9 point 6.
+// (dist/cli.js, dist/gateway/fronts/webBridge.js). Source: docs/robustness.md.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

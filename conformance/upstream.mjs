@@ -25,7 +25,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import { sendWebResponse, webRequest } from '../dist/gateway/webBridge.js';
+import { sendWebResponse, webRequest } from '../dist/gateway/fronts/webBridge.js';
 import { inputRequiredPrompt, inputRequiredTools, sample, text, verifyState } from './inputRequired.mjs';
 
 /** A 1×1 PNG. */

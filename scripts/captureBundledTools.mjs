@@ -1,6 +1,6 @@
 // Captures the tools/list of the bundled config's npm servers (node_modules) into
 // test/fixtures/catalogs/bundled.json, `{ "<server key>": Tool[] }`, for pure tests that need the
-// real schemas without starting processes (issue 12: deprecation ranking, nested manifest params).
+// real schemas without starting processes (deprecation ranking, nested manifest params).
 // Run: `node scripts/captureBundledTools.mjs` after updating those packages.
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';

@@ -7,7 +7,7 @@
 // (remove it from the list), 2 when the run itself broke. Offline: everything is in node_modules.
 // Needs a build (dist/cli.js).
 // Usage: node scripts/conformance-client.mjs [--json] [--scenario NAME] [--timeout-s 90]  (a per-scenario upper bound; a scenario ends as soon as it is done)
-// Source: issue 10 item 6.
+// Source: docs/robustness.md.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,7 +10,7 @@
 // failed unexpectedly, an expected failure now passes (remove it from the list) or the shutdown was
 // not clean; 2 when the run itself broke. Offline; needs a build (dist/).
 // Usage: node scripts/conformance-next.mjs [--json] [--timeout-s 240]
-// Source: issue #9 point 6.
+// Source: docs/robustness.md.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

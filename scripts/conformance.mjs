@@ -6,7 +6,7 @@
 // toolshelf then shuts down cleanly, 1 when a scenario failed unexpectedly, an expected failure now
 // passes (remove it from the list) or the shutdown was not clean, 2 when the run itself broke. Offline: everything comes from node_modules. Needs a build (dist/cli.js).
 // Usage: node scripts/conformance.mjs [--json] [--timeout-s 120]
-// Source: issue 5 item 8.
+// Source: docs/robustness.md.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

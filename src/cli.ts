@@ -42,7 +42,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   init: async (argv) => (await import('./commands/init.js')).runInit(argv, out),
   review: async (argv) => (await import('./commands/trust.js')).runReview(argv, out),
   approve: async (argv) => (await import('./commands/trust.js')).runApprove(argv, out),
-  // `toolshelf help` is `--help`, not a stray argument to serve (newcomer4).
+  // `toolshelf help` is `--help`, not a stray argument to serve.
   help: async () => (await import('./commands/serve.js')).runServe(['--help'], out),
 };
 

@@ -95,7 +95,7 @@ export type RelayOutcome = { readonly relayed: true; readonly code: number } | {
  * Relays this process's stdio to the shared instance when {@link relayPlan} says so, its messages on
  * `err`. Not relayed: without `configPath` nothing was said or done (serve decides and reports as
  * for any start); with it, no instance could be reached, which `err` was told, and this process is
- * to serve the client (as before, breaker4: the client is served all the same, only not shared).
+ * to serve the client: it is served all the same, only not shared.
  */
 export async function relayFromCli(argv: string[], err: (text: string) => void): Promise<RelayOutcome> {
   const plan = relayPlan(await serveArgs(argv), process.env, process.cwd());

@@ -1,7 +1,7 @@
 /**
  * Composition root: config → upstream pool → shelf (catalogue, index, manifest) → downstream
  * transports. Rebuilds the shelf when an upstream's tools change, and shuts everything down.
- * Source: DESIGN §2, §9, §11.
+ * Source: docs/architecture.md, docs/tools.md, docs/robustness.md.
  */
 import { randomBytes } from 'node:crypto';
 import { serverOfName, serverPrefixes } from './catalog/naming.js';
@@ -10,21 +10,22 @@ import type { Config } from './config/types.js';
 import type { Catalogue } from './catalog/build.js';
 import { changedSettings, reloadSummary } from './config/changes.js';
 import { problemLine } from './config/report.js';
-import type { HttpFront } from './gateway/http.js';
+import type { HttpFront } from './gateway/fronts/http.js';
 import type { ModernFront } from './gateway/modern/front.js';
-import type { SocketFront } from './gateway/socketFront.js';
+import type { SocketFront } from './gateway/fronts/socketFront.js';
 import type { SharedRoutes } from './gateway/passthrough.js';
-import type { GatewaySession, SessionOptions } from './gateway/session.js';
+import type { GatewaySession } from './gateway/legacy/session.js';
+import { sessionSettings, type SessionOptions } from './gateway/sessionOptions.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './gateway/types.js';
 import type { ConfigWatch } from './config/watch.js';
-import { openShelf, StartupError, type OpenShelf } from './openShelf.js';
+import { openShelf, StartupError, type OpenShelf } from './shelf/live.js';
 import type { Admission } from './schema/admit.js';
 import type { OutputCheck } from './schema/output.js';
 import { printableLine } from './lib/printable.js';
 import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
-import type { StartSummary } from './summary.js';
+import type { StartSummary } from './shelf/summary.js';
 import { viewTrace, type TraceSink } from './trace/events.js';
 import { SemanticEngine } from './discovery/semantic/engine.js';
 import { workerEmbedder, MODEL_ID } from './discovery/semantic/embedder.js';
@@ -46,14 +47,14 @@ export interface StartOptions {
   readonly version: string;
   /** Aborting it during start-up ends the upstreams started so far and rejects with StartupError. */
   readonly signal?: AbortSignal;
-  /** The state folder for the catalogue cache (issue #11 point 2); no cache when absent. */
+  /** The state folder for the catalogue cache; no cache when absent. */
   readonly stateDir?: string;
   /**
-   * Serve relayed stdio clients on this Unix socket instead of stdio: the shared instance (issue
-   * #11 point 1), which ends `idleExitMs` after its last client left.
+   * Serve relayed stdio clients on this Unix socket instead of stdio: the shared instance
+   * (docs/configuration.md, "One shelf for every client"), which ends `idleExitMs` after its last client left.
    */
   readonly socket?: { readonly path: string; readonly idleExitMs: number };
-  /** The config file and its text as loaded: watched and reloaded on change (issue #11 point 3). */
+  /** The config file and its text as loaded: watched and reloaded on change. */
   readonly configFile?: { readonly path: string; readonly text: string };
   /**
    * Where instance-wide news goes besides the log (a shared instance's status file for its clients'
@@ -91,7 +92,7 @@ export interface Running {
  * cached catalogue, in ms: a client's handshake and first list come first. Spawning the bundled four
  * upstreams at once took the CPU those answers needed (spawn → first tools/list 1.6–2.6 s, 1.0–1.2 s
  * held, on the 2-core machine), and a 2026-07-28 SDK client, which probes a stdio server's era in a
- * throwaway sibling process, made that probe spawn every upstream only to end them (newcomer3). A
+ * throwaway sibling process, made that probe spawn every upstream only to end them. A
  * call, a search that finds an upstream's tools, or shutdown starts it sooner.
  */
 export const CACHED_START_DELAY_MS = 500;
@@ -110,13 +111,13 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   // What the dashboard shows live: every trace event and reload outcome (docs/dashboard.md).
   const activity = new Activity();
   const trace = teeTrace(options.trace, activity);
-  // Modern (2026-07-28) clients: no sessions; one front per view, made on first use (issue #9, docs/views.md).
+  // Modern (2026-07-28) clients: no sessions; one front per view, made on first use (docs/views.md).
   const modernFronts = new Map<string | undefined, ModernFront>();
-  // The serving code loads while the upstreams start (DESIGN §13 start-up).
+  // The serving code loads while the upstreams start (docs/benchmarks.md, "Start-up").
   const serving = Promise.all([
-    import('./gateway/session.js'),
-    import('./gateway/http.js'),
-    import('./gateway/stdio.js'),
+    import('./gateway/legacy/session.js'),
+    import('./gateway/fronts/http.js'),
+    import('./gateway/fronts/stdio.js'),
     import('./schema/admit.js'),
     import('./schema/output.js'),
     import('./gateway/instructions.js'),
@@ -145,7 +146,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       for (const session of sessions.values()) session.forwardNotification(server, notification);
       for (const front of modernFronts.values()) front.forwardNotification(server, notification);
     },
-    // The connection has already decided which client's call the request belongs to (issue #8 point 2).
+    // The connection has already decided which client's call the request belongs to.
     onServerRequest: (_server, method, params, signal, origin, inputKey) => origin.ask(method, params, signal, inputKey),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
@@ -164,7 +165,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const routes: SharedRoutes = { resources: new Map(), prompts: new Map(), templates: [] };
   const { pool } = opened;
   const [
-    { GatewaySession, sessionSettings },
+    { GatewaySession },
     { serveHttp, maxSessionsFromEnv, maxConnectionsPerPeerFromEnv },
     { serveStdio, MAX_STDIO_RESULT_BYTES },
     { Admission },
@@ -178,7 +179,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
     { dashboardState },
     { playgroundSearch },
   ] = await serving;
-  // Upstream resource subscriptions, held by clients of both eras (issue #9 point 3).
+  // Upstream resource subscriptions, held by clients of both eras.
   const upstreamSubscriptions = new UpstreamSubscriptions((method, uri) => forwardSubscription(pool, routes, method, uri));
   const admit = admitter(opened.config, new Admission(), logger);
   const checkOutput = outputChecker(new OutputCheck(), logger);
@@ -199,8 +200,8 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   });
 
   /**
-   * The instructions under the config and catalogue applied now and the upstreams' own (issue #8 point
-   * 10), built again only when one of them changed: a modern HTTP request builds its options afresh,
+   * The instructions under the config and catalogue applied now and the upstreams' own (docs/tools.md,
+   * "Instructions"), built again only when one of them changed: a modern HTTP request builds its options afresh,
    * and clipping and qualifying tool names each time put that work on every call's path.
    */
   const instructionsMemo = new Map<string | undefined, { readonly config: Config; readonly catalogue: Catalogue; readonly texts: readonly [string, string][]; readonly instructions: string }>();
@@ -223,7 +224,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
 
   /**
    * What a client is served with under the config applied now: a legacy session keeps it from when it
-   * began, a modern request (issue #9) gets it afresh each time.
+   * began, a modern request gets it afresh each time.
    */
   const sessionOptions = (view: string | undefined, maxResultBytes?: number): Omit<SessionOptions, 'id'> => {
     const now = opened.config();
@@ -365,7 +366,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       throw new StartupError(`cannot listen on ${host}:${port}: ${why}`);
     });
   } else if (options.socket) {
-    const { serveSocket } = await import('./gateway/socketFront.js');
+    const { serveSocket } = await import('./gateway/fronts/socketFront.js');
     front = await serveSocket({
       path: options.socket.path,
       logger,
@@ -417,7 +418,7 @@ function startingOnFirstList(sink: TraceSink, semantic: SemanticEngine): TraceSi
 
 /**
  * Admission against the canonical schema with one warning per tool whose schema ajv cannot compile
- * (DESIGN §7). Under `prepare.strict`, nulls the model sent for optional properties (advertised as
+ * (docs/tools.md). Under `prepare.strict`, nulls the model sent for optional properties (advertised as
  * required-and-nullable) are removed first, so the canonical schema and the upstream never see them.
  */
 function admitter(config: () => Config, admission: Admission, logger: Logger): Admit {
@@ -448,7 +449,7 @@ function outputChecker(check: OutputCheck, logger: Logger): CheckOutput {
 }
 
 /**
- * Watches the config file and applies each valid edit to `opened` (issue #11 point 3); a file that
+ * Watches the config file and applies each valid edit to `opened`; a file that
  * fails validation is refused with every problem listed on stderr, and the running config kept.
  */
 async function watchForReload(file: { path: string; text: string }, opened: OpenShelf, logger: Logger, announce: (level: 'info' | 'warn' | 'error', lines: readonly string[]) => void): Promise<ConfigWatch> {

@@ -1,8 +1,8 @@
 /**
  * Opening the authorization URL: the command in `BROWSER` when set (the usual convention: the URL
  * is its last argument; `%s` in it is replaced instead when present), else the platform's opener.
- * The URL is always printed on stderr too, so a user without a browser can copy it. Source: issue
- * #10 item 2.
+ * The URL is always printed on stderr too, so a user without a browser can copy it. Source:
+ * docs/sign-in.md.
  */
 import { spawn } from 'node:child_process';
 

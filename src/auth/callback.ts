@@ -1,7 +1,7 @@
 /**
  * The loopback redirect listener of one sign-in: HTTP on 127.0.0.1 at a free port (or the port a
  * stored registration was made with, when it is free), path `/callback`. It answers the browser,
- * checks `state`, and hands the query to the flow. Source: issue #10 item 2; RFC 8252 §7.3
+ * checks `state`, and hands the query to the flow. Source: docs/sign-in.md; RFC 8252 §7.3
  * (loopback redirect, any port); OAuth 2.1 §7.12 (`state` against CSRF).
  */
 import { createServer, type Server } from 'node:http';

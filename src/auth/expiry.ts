@@ -1,5 +1,5 @@
 /**
- * Token lifetime decisions, pure (times in ms since the epoch, passed in). Source: issue #10 item 4
+ * Token lifetime decisions, pure (times in ms since the epoch, passed in). Source: docs/sign-in.md
  * (refresh before expiry); RFC 6749 §5.1 (`expires_in` is in seconds, optional).
  */
 

@@ -3,7 +3,7 @@
  * challenge, bind the loopback callback, run the SDK's `auth()` (discovery, CIMD or dynamic
  * registration, PKCE, authorization URL with `state` and `resource`), open the browser, wait for the
  * callback, and exchange the code (the SDK checks RFC 9207 `iss`). Used by `toolshelf auth login`
- * and by the gateway when an upstream needs sign-in. Source: issue #10 item 2; MCP spec,
+ * and by the gateway when an upstream needs sign-in. Source: docs/sign-in.md; MCP spec,
  * Authorization (2025-11-25).
  */
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,7 @@ import { listenForCallback } from './callback.js';
 import { StoredOAuthProvider } from './provider.js';
 import type { CredentialStore } from './store.js';
 
-/** Default time a user has to finish signing in, in ms (issue #10 item 2: "gives up after a configurable time"). */
+/** Default time a user has to finish signing in, in ms ("gives up after a configurable time"). */
 export const DEFAULT_SIGN_IN_TIMEOUT_MS = 300_000;
 
 /** What a sign-in needs. `err` receives the lines for the user (the URL to open, never a secret). */

@@ -1,7 +1,7 @@
 /**
  * A cross-process lock on one file: `<path>.lock` created with O_EXCL, holding the owner's pid and
  * time. A lock whose owner is gone, or older than {@link STALE_LOCK_MS}, is taken over (stale-lock
- * recovery after a crash). Source: issue #10 item 3 (safe when several toolshelf processes share
+ * recovery after a crash). Source: docs/sign-in.md (safe when several toolshelf processes share
  * the state folder).
  */
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';

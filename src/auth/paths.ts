@@ -1,6 +1,6 @@
 /**
  * Where sign-in state lives: the state folder and the file names in it. Pure: the environment and
- * home folder are passed in. Source: issue #10 item 3; XDG Base Directory Specification
+ * home folder are passed in. Source: docs/sign-in.md; XDG Base Directory Specification
  * (`$XDG_STATE_HOME`, default `~/.local/state`).
  */
 import { createHash } from 'node:crypto';

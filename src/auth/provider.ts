@@ -8,7 +8,7 @@
  *   registration stay in memory, so two processes signing in at once never use each other's; the
  *   registration is written with the tokens it obtained, together.
  * Discovery, registration (dynamic or CIMD), PKCE, token exchange, refresh and the `invalid_client`
- * redo are the SDK's (`auth()`); this class only keeps state. Source: issue #10 items 2–4.
+ * redo are the SDK's (`auth()`); this class only keeps state. Source: docs/sign-in.md.
  */
 import { auth } from '@modelcontextprotocol/client';
 import type {

@@ -1,7 +1,7 @@
 /**
  * What `toolshelf auth status` says about one remote upstream, from its stored credentials. Pure:
- * the record and the time are passed in. Never shows a token, secret or code. Source: issue #10
- * item 2 (signed in, expires in, needs sign-in, error).
+ * the record and the time are passed in. Never shows a token, secret or code. Source: docs/sign-in.md
+ * (signed in, expires in, needs sign-in, error).
  */
 import type { RemoteServerConfig } from '../config/types.js';
 import { describeExpiry } from './expiry.js';

@@ -4,7 +4,7 @@
  * 0700 folder that must be the user's alone (`lib/stateDir.ts`), written to a temp file and renamed (atomic), and every read-modify-write holds that
  * file's lock ({@link withFileLock}), so processes sharing the folder never lose each other's
  * writes. A client registration and the tokens it obtained are saved together, so a token is never
- * paired with another process's registration. Source: issue #10 item 3.
+ * paired with another process's registration. Source: docs/sign-in.md.
  */
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';

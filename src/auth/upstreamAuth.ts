@@ -1,7 +1,7 @@
 /**
  * The sign-in services the upstream connections use ({@link UpstreamAuth}): which OAuth provider a
  * remote server gets, the gateway's own browser sign-in, and watching the store for credentials
- * written by another process. Source: issue #10 items 1, 2, 4.
+ * written by another process. Source: docs/sign-in.md.
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { homedir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * Builds the immutable catalogue snapshot from the config and each upstream's tools.
- * Pure: projection is passed in. Source: DESIGN §1–§4, §7.
+ * Pure: projection is passed in. Source: docs/architecture.md, docs/configuration.md, docs/tools.md.
  */
 import type { Config } from '../config/types.js';
 import { decideExposure } from './exposure.js';
@@ -9,7 +9,7 @@ import type { CatalogEntry, Exposure, ProjectedTool, UpstreamTool } from './type
 import { addRemoved, noneRemoved, removedTotal, type RemovedCounts } from '../trust/clean.js';
 import { cleanTool } from '../trust/cleanTool.js';
 
-/** Projects one canonical tool for the wire (schema/ supplies it; DESIGN §7). */
+/** Projects one canonical tool for the wire (schema/ supplies it; docs/tools.md). */
 export type ProjectFn = (tool: UpstreamTool, server: string) => ProjectedTool;
 
 /** Tool counts by exposure, for summaries and `inspect`. */
@@ -21,19 +21,19 @@ export interface ExposureCounts {
 
 /** An immutable snapshot of every admitted tool with its lookups. Replaced whole on any change. */
 export interface Catalogue {
-  /** Direct and deferred entries sorted by qualified name. Hidden tools are not here at all (DESIGN §3). */
+  /** Direct and deferred entries sorted by qualified name. Hidden tools are not here at all (docs/tools.md, "Calls"). */
   readonly entries: readonly CatalogEntry[];
   readonly direct: readonly CatalogEntry[];
   readonly deferred: readonly CatalogEntry[];
   /** Counts per server key, hidden included. */
   readonly counts: ReadonlyMap<string, ExposureCounts>;
-  /** Name clashes that involve a `prefix: false` server (DESIGN §4), new in this snapshot. */
+  /** Name clashes that involve a `prefix: false` server (docs/configuration.md), new in this snapshot. */
   readonly collisions: readonly NameCollision[];
-  /** Every qualified name given out so far and its holder: pass it to the next build (issue #8 item 5). */
+  /** Every qualified name given out so far and its holder: pass it to the next build. */
   readonly names: GivenNames;
   /**
    * Tools left out because their declaration could not be projected (nested too deeply to serialise, or
-   * an inputSchema that accepts no object: issue #8 item 1), each with a sentence saying why.
+   * an inputSchema that accepts no object), each with a sentence saying why.
    */
   readonly dropped: readonly { readonly server: string; readonly tool: string; readonly reason: string }[];
   /** Per server key, what cleaning removed from its admitted tools' text; servers with nothing removed are absent. */
@@ -65,7 +65,7 @@ export type HeldFn = (server: string, tool: string) => string | undefined;
 
 /**
  * Builds a catalogue. `toolsByServer` maps server key → tools as listed (servers absent from the
- * config are ignored). Exposure comes from the rules (DESIGN §3), names from {@link assignNames}:
+ * config are ignored). Exposure comes from the rules (docs/configuration.md), names from {@link assignNames}:
  * `previous` (the last snapshot's `names`) keeps every name given out routing to the same tool.
  */
 export function buildCatalogue(
@@ -110,7 +110,7 @@ export function buildCatalogue(
       shown = cleanTool(v.tool);
       projected = project(shown.tool, v.server);
     } catch (error) {
-      // A hostile declaration (e.g. thousands of levels deep, or no object schema) must cost only that tool (DESIGN §11).
+      // A hostile declaration (e.g. thousands of levels deep, or no object schema) must cost only that tool (docs/robustness.md).
       const message = error instanceof Error ? error.message : String(error);
       const reason = (error as { code?: unknown }).code === 'unservable_tool' ? message : `its declaration cannot be processed (${message})`;
       dropped.push({ server: v.server, tool: v.tool.name, reason });

@@ -1,6 +1,6 @@
 /**
  * Exposure rules: which of direct / deferred / hidden a tool gets, and its trigger words.
- * Pure. Source: DESIGN §3 (most specific rule wins: exact tool name > longest glob > server > global).
+ * Pure. Source: docs/configuration.md (most specific rule wins: exact tool name > longest glob > server > global).
  */
 import type { ExposureSetting, ToolRule } from '../config/types.js';
 import type { Exposure } from './types.js';
@@ -8,7 +8,7 @@ import type { Exposure } from './types.js';
 /** What the rules decide for one tool. */
 export interface ToolDecision {
   readonly exposure: Exposure;
-  /** Union of keywords of every matching rule, sorted shorter first then alphabetically (DESIGN §6). */
+  /** Union of keywords of every matching rule, sorted shorter first then alphabetically (docs/tools.md). */
   readonly keywords: readonly string[];
 }
 
@@ -48,13 +48,13 @@ export function decideExposure(
 /**
  * The patterns of a server's `tools` rules (exact names and globs) that match none of `names`, its
  * upstream tools as listed, in the rules' order. A rule that matches nothing is most often a typo,
- * and does nothing: a mistyped `"hidden"` rule leaves the tool it meant visible (newcomer3). Pure.
+ * and does nothing: a mistyped `"hidden"` rule leaves the tool it meant visible. Pure.
  */
 export function unmatchedRules(rules: Readonly<Record<string, ToolRule>> | undefined, names: readonly string[]): string[] {
   return Object.keys(rules ?? {}).filter((pattern) => !names.some((name) => (isGlob(pattern) ? globMatches(pattern, name) : pattern === name)));
 }
 
-/** Deduplicates and sorts trigger words: shorter first, then alphabetical (DESIGN §6). */
+/** Deduplicates and sorts trigger words: shorter first, then alphabetical (docs/tools.md). */
 export function sortKeywords(words: readonly string[]): string[] {
   return [...new Set(words.map((w) => w.trim()).filter((w) => w.length > 0))].sort(
     (a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0),

@@ -1,10 +1,10 @@
 /**
  * Qualified names: sanitise, prefix, cap length, and resolve collisions with a short hash suffix;
- * names already given out keep their holder. Pure and deterministic. Source: DESIGN §4; issue #8 item 5.
+ * names already given out keep their holder. Pure and deterministic. Source: docs/configuration.md (`naming`, `prefix`).
  */
 import { createHash } from 'node:crypto';
 
-/** Names reserved for toolshelf's bridge tools (DESIGN §5): no upstream tool may take them. */
+/** Names reserved for toolshelf's bridge tools (docs/tools.md): no upstream tool may take them. */
 export const BRIDGE_TOOL_NAMES: ReadonlySet<string> = new Set(['tool_search', 'call_tool']);
 
 /** One upstream tool to name: its server key, upstream name, and whether its server is prefixed. */
@@ -24,7 +24,7 @@ export interface NamingOptions {
 
 /**
  * The prefix of every configured server, decided from the config's keys alone so that a qualified
- * name never changes when another upstream comes or goes (DESIGN §4: a total, collision-free map):
+ * name never changes when another upstream comes or goes (docs/configuration.md: every name routes to one tool):
  * sanitised, with the separator removed from inside the key (so the first separator in a qualified
  * name always ends the prefix), and a short hash added to a prefix that another key already took.
  */
@@ -45,7 +45,7 @@ export function serverPrefixes(keys: readonly string[], separator: string): Map<
  * `prefix` made such that in `prefix + separator + tool` the first separator is the one after the
  * prefix: each separator inside it becomes `replacement`, and a tail that starts the separator is cut
  * (`my server!` sanitises to `my_server_`, whose `_` before `__` made `my_server___tool`, read back as
- * server `my_server`; newcomer3). Never empty: `server` stands in for a key with nothing left.
+ * server `my_server`). Never empty: `server` stands in for a key with nothing left.
  */
 function separatorFree(prefix: string, separator: string, replacement: string): string {
   let free = prefix;
@@ -83,7 +83,7 @@ export type NameHolder = NameRequest;
 /**
  * Every name given out so far: qualified name → its holder. Immutable; the composition root passes the
  * last result's {@link NamingResult.given} to the next call so a name keeps its meaning for the life of
- * the process (issue #8 item 5).
+ * the process.
  */
 export type GivenNames = ReadonlyMap<string, NameHolder>;
 
@@ -95,7 +95,7 @@ export interface NamingResult {
   readonly given: GivenNames;
 }
 
-/** Replaces every character outside `[A-Za-z0-9_-]` with `_` (model APIs reject others; DESIGN §4). */
+/** Replaces every character outside `[A-Za-z0-9_-]` with `_` (model APIs reject others; docs/configuration.md). */
 export function sanitizeName(text: string): string {
   const cleaned = text.replace(/[^A-Za-z0-9_-]/g, '_');
   return cleaned.length > 0 ? cleaned : '_';
@@ -115,11 +115,10 @@ function withHash(base: string, req: NameRequest, maxLength: number): string {
 /**
  * Names every request. A request that `previous` already named keeps that name, and a name in
  * `previous` is never given to another tool, even once its holder is gone: a re-list that adds `get.item`
- * beside `get_item`, or a second `prefix: false` server's `deploy`, gives the newcomer the suffix (issue
- * #8 item 5). The rest are processed in sorted (server, tool) order so the result does not depend on the
+ * beside `get_item`, or a second `prefix: false` server's `deploy`, gives the later tool the suffix. The rest are processed in sorted (server, tool) order so the result does not depend on the
  * order upstreams answered: the first holder of a plain name keeps it; a later one, an over-long name, or
- * a bridge tool name gets a hash suffix. A collision involving an unprefixed server is reported (DESIGN
- * §4: refused at start with both servers named; later, the newcomer is suffixed and warned about).
+ * a bridge tool name gets a hash suffix. A collision involving an unprefixed server is reported (docs/configuration.md:
+ * refused at start with both servers named; later, the later tool is suffixed and warned about).
  */
 export function assignNames(requests: readonly NameRequest[], options: NamingOptions, previous: GivenNames = new Map()): NamingResult {
   const order = requests

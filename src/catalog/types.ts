@@ -1,9 +1,9 @@
 /**
  * Catalogue shapes: what the configuration admits of every upstream's tools.
- * Source: DESIGN §1 (terms), §3 (exposure), §4 (names), §7 (canonical vs projected schema).
+ * Source: docs/architecture.md (terms), docs/configuration.md (exposure, names), docs/tools.md (canonical vs projected schema).
  */
 
-/** How a tool reaches the model (DESIGN §3). */
+/** How a tool reaches the model (docs/configuration.md). */
 export type Exposure = 'direct' | 'deferred' | 'hidden';
 
 /** A JSON object as parsed from the wire: kept verbatim, unknown fields included. */
@@ -20,13 +20,13 @@ export interface UpstreamTool {
   readonly [field: string]: unknown;
 }
 
-/** The schema and description that go on the wire for one tool (DESIGN §7). */
+/** The schema and description that go on the wire for one tool (docs/tools.md). */
 export interface ProjectedTool {
   /** Description as advertised: synthesised when missing, clipped to the description budget. */
   readonly description: string;
   /** The projected inputSchema: byte-identical to the canonical one when nothing had to change. */
   readonly inputSchema: JsonObject;
-  /** Highest compaction rung applied, 0 when none (DESIGN §7 ladder, 1..6). */
+  /** Highest compaction rung applied, 0 when none (the ladder in docs/tools.md, 1..6). */
   readonly rung: number;
   /** UTF-8 bytes of the compact JSON of the canonical and projected inputSchema. */
   readonly canonicalBytes: number;
@@ -35,7 +35,7 @@ export interface ProjectedTool {
   readonly withinBudget: boolean;
   /**
    * The tool's other fields as they go on the wire (`outputSchema`, `title`, `annotations`, unknown
-   * fields…), each of the shape MCP's `Tool` requires (issue #8 item 1; `schema/wire.ts`).
+   * fields…), each of the shape MCP's `Tool` requires (`schema/wire.ts`).
    */
   readonly fields: JsonObject;
   /** What the wire form left out of the declaration, one sentence each; empty when nothing. */
@@ -44,7 +44,7 @@ export interface ProjectedTool {
 
 /** One admitted upstream tool, immutable once built. */
 export interface CatalogEntry {
-  /** The name the client sees (DESIGN §4). */
+  /** The name the client sees (docs/configuration.md). */
   readonly qualifiedName: string;
   /** The `mcpServers` key of the upstream that owns the tool. */
   readonly server: string;

@@ -1,7 +1,7 @@
 /**
  * `toolshelf auth login <server> | status | logout <server>`: sign in to a remote upstream in the
  * browser, list each remote upstream's sign-in state, forget one's credentials. Results go to `out`
- * (stdout); the URL to open and problems go to stderr. Source: issue #10 item 2.
+ * (stdout); the URL to open and problems go to stderr. Source: docs/sign-in.md.
  */
 import { parseArgs } from 'node:util';
 import { signIn } from '../auth/flow.js';

@@ -1,6 +1,6 @@
 /**
  * What every command shares: the package version, the config flag, and loading a config with its
- * problems printed by JSON path. Source: DESIGN §12.
+ * problems printed by JSON path. Source: docs/configuration.md.
  */
 import type { ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config/load.js';
@@ -25,7 +25,7 @@ export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /**
  * Runs `work`; a signal meanwhile exits the process at once with `exitCode(signal)`. Upstreams run in
  * process groups of their own, which a terminal's Ctrl-C does not reach: openShelf's exit hook then
- * kills them (DESIGN §11).
+ * kills them (docs/robustness.md).
  */
 export async function exitOnSignal<T>(work: () => Promise<T>, exitCode: (signal: NodeJS.Signals) => number): Promise<T> {
   const onSignal = (signal: NodeJS.Signals): void => process.exit(exitCode(signal));
@@ -72,7 +72,7 @@ export function parseLogLevel(text: string): Result<LogLevel, string> {
 /**
  * Why a one-shot command (inspect, search) has nothing to report: no upstream connected. Names each
  * upstream with its error, e.g. `no upstream connected (0 of 2): files: command "x" was not found
- * (ENOENT); remote: …`; undefined when at least one is ready. Source: issue #8 point 9.
+ * (ENOENT); remote: …`; undefined when at least one is ready. Source: docs/robustness.md (failures say what is wrong).
  */
 export function noUpstreamProblem(upstreams: readonly UpstreamSummary[]): string | undefined {
   if (upstreams.some((u) => u.status === 'ready')) return undefined;
@@ -86,7 +86,7 @@ export type ArgOptions = NonNullable<ParseArgsConfig['options']>;
 
 /**
  * parseArgs' message for `error`, with the closest known option for an unknown one (`--htp`: did you
- * mean "--http"?), as a mistyped command gets (newcomer5). `options` is the command's parseArgs options.
+ * mean "--http"?), as a mistyped command gets. `options` is the command's parseArgs options.
  */
 export function argumentError(error: unknown, options: Readonly<Record<string, unknown>>): string {
   const message = (error as Error).message;

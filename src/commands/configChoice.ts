@@ -20,7 +20,7 @@ export interface ConfigChoice {
 /**
  * The config to load: `given` (the `--config` flag) as is; without it `./servers.config.json` when
  * the current folder `cwd` has one, else {@link BUNDLED_CONFIG}, so `npx toolshelf` works from any
- * folder. Without the flag, `note` says which one was chosen. Source: issue #8 point 8a.
+ * folder. Without the flag, `note` says which one was chosen. Source: docs/configuration.md, "Which file".
  */
 export function configChoice(given: string | undefined, cwd: string): ConfigChoice {
   if (given !== undefined) return { path: given };

@@ -3,7 +3,7 @@
  * quality of the server's own search index over a JSONL pair (shared/data/retrieval format), beside
  * a plain BM25 baseline on the same text. Owns argument parsing, file reading and printing; the
  * index, metrics and baseline live in `discovery/`. Prints through `out` only; `cli.ts` wires it.
- * Source: issue 4 (`toolshelf eval`); shared/data/README.md (formats, metrics, baseline).
+ * Source: docs/cli.md (`toolshelf eval`); shared/data/README.md (formats, metrics, baseline).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -57,7 +57,7 @@ export interface EvalReport {
   readonly tools: number;
   readonly queries: number;
   readonly skippedLines: number;
-  /** Every skipped line with its reason (issue #8 point 9). */
+  /** Every skipped line with its reason. */
   readonly skipped: readonly SkippedLine[];
   /** Query count per subset name over the whole queries file, whatever `--subset` chose. */
   readonly subsets: Readonly<Record<string, number>>;

@@ -3,20 +3,20 @@
  * each server costs on the wire (tools by exposure, canonical vs projected schema bytes, the highest
  * compaction rung, estimated tokens), the first tools/list all-direct vs as configured, the tools whose
  * surface cannot fit the budget, and the manifest as a client will see it; then ends every upstream.
- * Owns argument parsing, the report and printing; sizes come from `summary.ts` and the catalogue.
- * Source: issue #3 item 5, DESIGN §7 (compaction), §6 (manifest), §13 (first tools/list).
+ * Owns argument parsing, the report and printing; sizes come from `shelf/summary.ts` and the catalogue.
+ * Source: docs/cli.md (`inspect`), docs/tools.md (compaction, manifest), docs/benchmarks.md (first tools/list).
  */
 import { parseArgs } from 'node:util';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { estimateTokens, textBytes } from '../schema/measure.js';
-import type { StartSummary } from '../summary.js';
+import type { StartSummary } from '../shelf/summary.js';
 import { DESCRIPTION_LIMITS } from '../gateway/clients.js';
-import { modernTools } from '../gateway/modern/server.js';
-import { legacyTools, sessionSettings } from '../gateway/session.js';
+import { legacyTools, modernTools } from '../gateway/toolList.js';
+import { sessionSettings } from '../gateway/sessionOptions.js';
 import { TOOL_SEARCH } from '../gateway/bridgeTools.js';
-import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
-import type { BuiltShelf } from '../shelf.js';
+import { openShelf, StartupError, type OpenShelf } from '../shelf/live.js';
+import type { BuiltShelf } from '../shelf/build.js';
 import { createLogger } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitOnSignal, loadOrReport, logLevelHelp, noUpstreamProblem, parseLogLevel, VERSION } from './common.js';
@@ -41,7 +41,7 @@ export interface InspectedTool {
   readonly exposure: 'direct' | 'deferred';
   readonly canonicalBytes: number;
   readonly projectedBytes: number;
-  /** Highest compaction rung applied (0 = none; DESIGN §7 ladder). */
+  /** Highest compaction rung applied (0 = none; the ladder in docs/tools.md). */
   readonly rung: number;
   /** Estimated tokens of the projected schema (`estimateTokens`). */
   readonly tokens: number;
@@ -89,7 +89,7 @@ export interface InspectReport {
     /** `1 - configured/allDirect`, in percent, one decimal. */
     readonly savedPercent: number;
   };
-  /** Tools whose top-level surface alone exceeds the schema budget (DESIGN §7); advertised as that surface. */
+  /** Tools whose top-level surface alone exceeds the schema budget (docs/tools.md); advertised as that surface. */
   readonly overBudget: readonly { readonly name: string; readonly server: string; readonly canonicalBytes: number; readonly projectedBytes: number }[];
   /** tool_search's description exactly as an unnamed 2025-era client receives it; null when it gets no tool_search. */
   readonly manifest: ManifestSeen | null;

@@ -4,7 +4,7 @@
  * search with tool_search's limit default and clamp, prints the matches or the "no match" note, and
  * ends every upstream. Owns flag parsing and printing only: ranking is the shelf's, the answer's
  * shape is the gateway's (`searchResult`), so `--json` prints exactly tool_search's structuredContent.
- * Source: issue 4 item 5; DESIGN §5 (tool_search input, limit clamp, answer), §8, §11 (logs on stderr).
+ * Source: docs/cli.md (`search`); docs/tools.md (tool_search input, limit clamp, answer), docs/search.md (logs on stderr).
  */
 import { parseArgs } from 'node:util';
 import type { CatalogEntry } from '../catalog/types.js';
@@ -14,8 +14,8 @@ import { requiredSignature } from '../discovery/signature.js';
 import { parseSearchArgs } from '../gateway/bridgeTools.js';
 import { NAMED_NOTE, searchResult, summaryOf, type SearchAnswer } from '../gateway/searchAnswer.js';
 import type { SearchOutcome } from '../gateway/types.js';
-import type { BuiltShelf } from '../shelf.js';
-import { openShelf, StartupError, type OpenShelf } from '../openShelf.js';
+import type { BuiltShelf } from '../shelf/build.js';
+import { openShelf, StartupError, type OpenShelf } from '../shelf/live.js';
 import { createLogger } from '../trace/log.js';
 import type { LogLevel } from '../trace/log.js';
 import { resolve } from 'node:path';
@@ -84,7 +84,7 @@ function parseSearchFlags(argv: string[]): SearchArgs | string {
 
 /**
  * One match as text: `name(required: type, …)` (`…` when it has optional parameters too, so `name()`
- * means none at all; newcomer5), then for a strong match the description as the model reads it, for
+ * means none at all), then for a strong match the description as the model reads it, for
  * any other `(summary only)` and its one line, indented.
  */
 function formatMatch(entry: CatalogEntry, rank: number, strong: boolean): string[] {
@@ -153,7 +153,7 @@ async function searchOnce(config: Config, configPath: string, args: SearchArgs, 
     const shelf = opened.current();
     for (const note of warnings(config, shelf, args.limit, request.limit)) logger.warn(note);
     const outcome = await shelf.search(request.query, request.limit);
-    // Exactly what dispatch does: catalogue names only, deferred only (DESIGN §5).
+    // Exactly what dispatch does: catalogue names only, deferred only (docs/tools.md).
     const entries = outcome.matched.map((name) => shelf.catalogue.get(name)).filter((e): e is CatalogEntry => e?.exposure === 'deferred');
     const strong = entries.filter((e) => outcome.strong.includes(e.qualifiedName)).map((e) => e.qualifiedName);
     const direct = directNote(directMatches(shelf, config, request.query, request.limit));
@@ -185,7 +185,7 @@ export async function runSearch(argv: string[], out: (line: string) => void): Pr
   const configPath = chooseConfig(args.config, process.cwd(), err);
   const config = loadOrReport(configPath, err);
   if (!config) return EXIT_USAGE;
-  // The gateway's own argument check: same default, same clamp (DESIGN §5).
+  // The gateway's own argument check: same default, same clamp (docs/tools.md).
   const parsed = parseSearchArgs({ query: args.query, ...(args.limit === undefined ? {} : { limit: args.limit }) }, config.discovery.defaultLimit, config.discovery.maxLimit);
   if ('error' in parsed) return err(`toolshelf: ${parsed.error}\n`), EXIT_USAGE;
   return exitOnSignal(() => searchOnce(config, resolve(configPath), args, parsed, out), (signal) => SIGNAL_EXIT[signal] ?? EXIT_FAILURE);

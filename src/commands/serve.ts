@@ -1,7 +1,7 @@
 /**
  * `toolshelf [serve]`: the gateway over stdio (default) or Streamable HTTP. Parses flags, loads the
  * config, starts, prints the summary on stderr, and waits for the client to go or a signal.
- * In stdio mode nothing but protocol reaches stdout (DESIGN §11).
+ * In stdio mode nothing but protocol reaches stdout (docs/cli.md).
  */
 import { readConfigText } from '../config/read.js';
 import { join, resolve } from 'node:path';
@@ -12,8 +12,8 @@ import type { Config } from '../config/types.js';
 import type { Running } from '../toolshelf.js';
 import type { StatusWriter } from '../share/status.js';
 import { nullTrace, openJsonlTrace } from '../trace/jsonl.js';
-import { reachLines } from '../gateway/hostCheck.js';
-import { unknownViewText } from '../gateway/views.js';
+import { reachLines } from '../gateway/fronts/hostCheck.js';
+import { unknownViewText } from '../gateway/fronts/views.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
 import { argumentError, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
@@ -107,19 +107,29 @@ export async function runServe(argv: string[], out: (line: string) => void, rela
 const LAUNCHER_POLL_MS = 1000;
 
 /**
+ * This process's parent as the CLI loaded: read at start, not once serving, because on a loaded
+ * machine the launcher can be killed between the "serving" line and the first check, and the
+ * parent read then is already the one the orphan was handed to (test/e2e/launcher.e2e.test.ts).
+ */
+const LAUNCHER_PID = process.ppid;
+
+/**
  * Runs `stop` once this process's parent changes. For an HTTP gateway started by npm (`npx toolshelf
  * --http`, `npm start`; npm sets `npm_command`): npm does not pass a SIGTERM on to the command it runs,
- * so without this the gateway and its upstreams outlived the npx process they were stopped through
- * (newcomer report). Over stdio the end of stdin does the same; a gateway started by anything else
+ * so without this the gateway and its upstreams outlived the npx process they were stopped through.
+ * Over stdio the end of stdin does the same; a gateway started by anything else
  * (a shell, `nohup`, a service manager) is left alone.
  */
 function stopWhenOrphaned(stop: () => void, logger: Logger): void {
-  const launcher = process.ppid;
-  const timer = setInterval(() => {
-    if (process.ppid === launcher) return;
-    clearInterval(timer);
+  const check = (): boolean => {
+    if (process.ppid === LAUNCHER_PID) return false;
     logger.info('the npm process that started toolshelf has ended; stopping');
     stop();
+    return true;
+  };
+  if (check()) return;
+  const timer = setInterval(() => {
+    if (check()) clearInterval(timer);
   }, LAUNCHER_POLL_MS);
   timer.unref();
 }
@@ -156,7 +166,7 @@ async function serve(
   view?: string,
 ): Promise<number> {
   // Loaded here, not at the top: a client that only relays to the shared instance never loads the SDK.
-  const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../summary.js'), import('../openShelf.js'), import('../toolshelf.js')]);
+  const [{ failureLines, formatSummary, upstreamsLine }, { StartupError }, { startToolshelf }] = await Promise.all([import('../shelf/summary.js'), import('../shelf/live.js'), import('../toolshelf.js')]);
   // A shared instance's state also goes to its clients' stderr; a gateway of one client's own has it on its stderr already.
   const tell = (line: string, topic: string): void => {
     logger.info(line);
@@ -197,7 +207,7 @@ async function serve(
   // The upstreams line is replaced by "upstreams now", the failures by the failures then.
   formatSummary(running.summary).forEach((line, index) => tell(line, index === 0 ? 'upstreams' : `summary ${index}`));
   socket?.status.set('failures', failureLines(running.summary.upstreams));
-  // Served before every upstream was up (start-up wait, cached catalogue): say when they are (newcomer report).
+  // Served before every upstream was up (start-up wait, cached catalogue): say when they are.
   if (running.summary.upstreams.some((u) => u.status === 'starting')) {
     void running.started.then((now) => {
       if (!now) return;

@@ -59,7 +59,7 @@ export function plainServeArgs(argv: readonly string[]): ServeArgs | undefined {
 }
 
 /**
- * Whether a stdio client relays to the shared instance (issue #11 point 1): `--share` or
+ * Whether a stdio client relays to the shared instance (docs/architecture.md): `--share` or
  * `--no-share`, else TOOLSHELF_SHARE (`0`/`1`), else the config's `share.enabled` (default true).
  */
 export function shareChosen(flagOn: boolean | undefined, flagOff: boolean | undefined, env: string | undefined, configured: boolean): boolean {

@@ -1,5 +1,5 @@
 /**
- * `toolshelf` over stdio with sharing on (issue #11 point 1): the relay side (find or start the
+ * `toolshelf` over stdio with sharing on: the relay side (find or start the
  * background instance for this config, then relay stdio to it) and the instance side (claim the
  * socket, release it on exit). The default for stdio clients; `--no-share` or `"share": {"enabled":
  * false}` serves from the client's own process as before.

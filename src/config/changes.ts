@@ -1,7 +1,7 @@
 /**
  * What a config reload changed, in words for its log line: the servers it started, ended or restarted
  * and, by JSON path, the settings that changed without touching an upstream (exposure, tool rules,
- * discovery, …). Pure. Source: issue #11 point 3 (reload); newcomer4 (an exposure-only reload logged
+ * discovery, …). Pure. Source: docs/configuration.md (reload); `test/config/changes.test.ts` (an exposure-only reload logged
  * "no server changed" although every client's tool list changed).
  */
 import { stableJson } from '../lib/hash.js';
@@ -49,9 +49,9 @@ export function changedSettings(previous: Config, next: Config, touched: Servers
 }
 
 /**
- * Settings read once, at start: `naming` (names keep their meaning for the life of the process;
- * issue #8 item 5), `discovery.ranker` (its module is loaded at start) and `share` (the shared
- * instance's own lifetime). A reload names them as waiting for the next start (breaker4: the line
+ * Settings read once, at start: `naming` (names keep their meaning for the life of the process:
+ * docs/configuration.md), `discovery.ranker` (its module is loaded at start) and `share` (the shared
+ * instance's own lifetime). A reload names them as waiting for the next start (the line
  * said they changed, and nothing did).
  */
 const AT_NEXT_START = ['/naming', '/discovery/ranker', '/share'];
@@ -69,7 +69,7 @@ function atNextStart(path: string): boolean {
  * and server keys are made printable (a key as its JSON Pointer segment, `/` as `~1`).
  */
 export function reloadSummary(touched: ServersTouched, changed: readonly string[]): string {
-  // Server keys are the config's own, as free as its paths: a key holding a newline split the line, and 500 added servers were named one by one (breaker5).
+  // Server keys are the config's own, as free as its paths: a key holding a newline split the line, and 500 added servers were named one by one.
   const servers = (['added', 'removed', 'restarted'] as const).filter((what) => touched[what].length > 0).map((what) => `${what} ${namedAtMost(touched[what].map(segment))}`);
   const settings = changed.length > 0 ? `settings changed: ${namedAtMost(changed, (path) => (atNextStart(path) ? ' (at the next start)' : ''))}` : servers.length > 0 ? '' : 'no setting changed';
   return `: ${[servers.length > 0 ? servers.join('; ') : 'no upstream added, removed or restarted', settings].filter(Boolean).join('; ')}`;

@@ -13,32 +13,32 @@ import type {
 } from './types.js';
 import { setOwn } from './interpolate.js';
 
-/** Longest qualified name: Claude Code prefixes `mcp__<alias>__` and model APIs cap names at 64 (DESIGN §4). */
+/** Longest qualified name: Claude Code prefixes `mcp__<alias>__` and model APIs cap names at 64 (docs/configuration.md). */
 export const DEFAULT_MAX_NAME_LENGTH = 48;
-/** Separator between server key and tool name (DESIGN §4). */
+/** Separator between server key and tool name (docs/configuration.md). */
 export const DEFAULT_SEPARATOR = '__';
-/** Manifest budget in tokens (DESIGN §6). */
+/** Manifest budget in tokens (docs/tools.md). */
 export const DEFAULT_MANIFEST_TOKEN_BUDGET = 4000;
-/** tool_search limit default and clamp (DESIGN §5). */
+/** tool_search limit default and clamp (docs/tools.md). */
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
-/** Host ranker time limit in ms before BM25 takes over (DESIGN §8). */
+/** Host ranker time limit in ms before BM25 takes over (docs/search.md). */
 export const DEFAULT_RANKER_TIMEOUT_MS = 2000;
 /**
  * Most UTF-8 bytes of one upstream's initialize `instructions` passed on in toolshelf's own, clipped
- * at a sentence end (issue #8 point 10): ten servers then add at most ~10 KB (~2,500 tokens), about
- * the manifest's budget (DESIGN §6). Per server: `instructionsBytes`.
+ * at a sentence end: ten servers then add at most ~10 KB (~2,500 tokens), about
+ * the manifest's budget (docs/tools.md). Per server: `instructionsBytes`.
  */
 export const DEFAULT_INSTRUCTIONS_BYTES = 1024;
 /** Per-call upstream timeout in ms: the SDK's own default request timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-/** A lazy upstream unused this long is stopped, in ms: long enough to cover a conversation's pauses (issue #11). */
+/** A lazy upstream unused this long is stopped, in ms: long enough to cover a conversation's pauses. */
 export const DEFAULT_IDLE_STOP_MS = 600_000;
-/** The shared instance outlives its last client by this much, in ms, so a client restart finds it warm (issue #11). */
+/** The shared instance outlives its last client by this much, in ms, so a client restart finds it warm. */
 export const DEFAULT_SHARE_IDLE_EXIT_MS = 300_000;
-/** The "third-party" compaction budget: what Codex applies to MCP tools (DESIGN §7). */
+/** The "third-party" compaction budget: what Codex applies to MCP tools (docs/tools.md). */
 export const THIRD_PARTY_BUDGET = { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 } as const;
-/** Preparation is off unless asked for: the seed's default is verbatim (DESIGN §7). */
+/** Preparation is off unless asked for: the seed's default is verbatim (docs/tools.md). */
 export const NO_PREPARATION: PrepareOptions = { resolveRefs: false, stripKeywords: false, strict: false };
 
 /** Turns the file's `compaction` setting into byte budgets; absent means "third-party". */
@@ -54,7 +54,7 @@ export function compactionBudget(setting: CompactionSetting | undefined, base: C
 }
 
 /**
- * The schema options for one server: its own `schemas` over the global ones (DESIGN §7).
+ * The schema options for one server: its own `schemas` over the global ones (docs/tools.md).
  * Returns byte budgets (or false) and the preparation switches.
  */
 export function schemaOptionsFor(config: Config, server: string): { compaction: CompactionBudget; prepare: PrepareOptions } {
@@ -111,7 +111,7 @@ export function applyDefaults(raw: RawConfig, baseDir: string): Config {
       rankMode: raw.discovery?.ranker ? 'ranker' : 'bm25',
       rankerTimeoutMs: DEFAULT_RANKER_TIMEOUT_MS,
       semantic: true,
-      // Decide per client, and keep toolshelf's own tools loaded behind deferring clients (issue #13).
+      // Decide per client, and keep toolshelf's own tools loaded behind deferring clients.
       mode: 'auto',
       alwaysLoad: true,
       ...raw.discovery,

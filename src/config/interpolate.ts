@@ -1,6 +1,6 @@
 /**
  * `${VAR}` expansion in every string of a parsed config. Pure: the environment is passed in,
- * never read from `process.env`. Source: DESIGN §12 (a missing variable is named).
+ * never read from `process.env`. Source: docs/configuration.md (a missing variable is named).
  *
  * Grammar of a string, read once from left to right by a small scanner:
  *

@@ -1,6 +1,6 @@
 /**
  * The config folder's only I/O: read the file, parse it, interpolate, validate, apply defaults.
- * Source: DESIGN §12 (refused at start with every problem by JSON path).
+ * Source: docs/configuration.md (refused at start with every problem by JSON path).
  */
 import { dirname, resolve } from 'node:path';
 import { err, ok, type Result } from '../lib/result.js';
@@ -48,7 +48,7 @@ export function parseConfig(
   }
   const expanded = interpolate(raw, env);
   const disabled = disabledServerPaths(raw);
-  // A disabled server never starts, so its variables need not be set (issue #8 point 9).
+  // A disabled server never starts, so its variables need not be set.
   const needed = expanded.problems.filter((p) => !disabled.some((prefix) => p.path.startsWith(prefix)));
   const unexpanded = new Set(expanded.problems.map((p) => p.path));
   const problems = validateConfig(expanded.value)
@@ -74,7 +74,7 @@ function disabledServerPaths(raw: unknown): string[] {
 /**
  * A JSON.parse message with the line and column (both from 1) of the `at position N` it gives,
  * when it gives one and does not already say them: Node 20 names only the offset, which an editor
- * does not show (newcomer3). `text` is what was parsed (the offsets count in it). Pure.
+ * does not show. `text` is what was parsed (the offsets count in it). Pure.
  */
 export function withLineAndColumn(message: string, text: string): string {
   const match = /at position (\d+)(?! \(line)/.exec(message);

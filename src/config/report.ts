@@ -1,8 +1,8 @@
 /**
  * A config problem as one printable line, `  /json/path: message`. The path is the config's own keys,
  * which can be anything: each segment is clipped to {@link MAX_SEGMENT_CHARS} and control characters
- * are escaped, so a 2 MB misspelt key or one holding a newline cannot flood or split the problem list
- * (breaker2 finding). Pure. Source: DESIGN §12 (every problem listed by path).
+ * are escaped, so a 2 MB misspelt key or one holding a newline cannot flood or split the problem list.
+ * Pure. Source: docs/configuration.md (every problem listed by path).
  */
 import type { ConfigProblem } from './types.js';
 

@@ -1,25 +1,25 @@
 /**
  * Config shapes for `servers.config.json` after validation and defaults.
- * Source: DESIGN §12. Imports no other folder.
+ * Source: docs/configuration.md. Imports no other folder.
  */
 
 export type ExposureSetting = 'direct' | 'deferred' | 'hidden';
 
-/** Per-tool rule, keyed by exact tool name or glob (`*`, `?`) in a server's `tools` object (DESIGN §3). */
+/** Per-tool rule, keyed by exact tool name or glob (`*`, `?`) in a server's `tools` object (docs/configuration.md). */
 export interface ToolRule {
   readonly exposure?: ExposureSetting;
-  /** Trigger words for the manifest and the search index (DESIGN §6, §8). */
+  /** Trigger words for the manifest and the search index (docs/tools.md, docs/search.md). */
   readonly keywords?: readonly string[];
 }
 
-/** Schema preparation switches (DESIGN §7); each off by default. */
+/** Schema preparation switches (docs/tools.md); each off by default. */
 export interface PrepareOptions {
   readonly resolveRefs: boolean;
   readonly stripKeywords: boolean;
   readonly strict: boolean;
 }
 
-/** Compaction budget in UTF-8 bytes of compact JSON (DESIGN §7); `false` disables compaction. */
+/** Compaction budget in UTF-8 bytes of compact JSON (docs/tools.md); `false` disables compaction. */
 export type CompactionBudget = { readonly maxDescriptionBytes: number; readonly maxSchemaBytes: number } | false;
 
 /** Schema options as written in the file: `"third-party"`, `false`, or explicit numbers. */
@@ -44,11 +44,11 @@ export interface TrustSettings {
 }
 
 interface ServerCommon {
-  /** Default exposure for this server's tools (DESIGN §3). */
+  /** Default exposure for this server's tools (docs/configuration.md). */
   readonly exposure?: ExposureSetting;
   /** Rules per tool name or glob. */
   readonly tools?: Readonly<Record<string, ToolRule>>;
-  /** `false` exposes tools under their own names (DESIGN §4). Default true. */
+  /** `false` exposes tools under their own names (docs/configuration.md). Default true. */
   readonly prefix?: boolean;
   /** Per-server schema settings, over the global ones. */
   readonly schemas?: SchemaSettings;
@@ -58,24 +58,24 @@ interface ServerCommon {
   readonly maxTotalMs?: number;
   /** Longest wait in ms for initialize plus the first tools/list (default 30,000, or TOOLSHELF_START_TIMEOUT_MS). */
   readonly startTimeoutMs?: number;
-  /** Most UTF-8 bytes of this server's initialize `instructions` passed on in toolshelf's own (default 1,024; 0 passes none; issue #8 point 10). */
+  /** Most UTF-8 bytes of this server's initialize `instructions` passed on in toolshelf's own (default 1,024; 0 passes none). */
   readonly instructionsBytes?: number;
   /** `true` skips this server entirely (Claude Desktop-style `disabled`). */
   readonly disabled?: boolean;
-  /** With a cached catalogue, start only on first use (default: the top-level `lazy`; issue #11). */
+  /** With a cached catalogue, start only on first use (default: the top-level `lazy`). */
   readonly lazy?: boolean;
   /** A lazy upstream unused this long in ms is stopped; 0 never (default: the top-level `idleStopMs`). */
   readonly idleStopMs?: number;
   /**
    * The MCP era spoken to this upstream: `auto` (default) probes with `server/discover` once and
-   * caches the verdict; `legacy` (2025 `initialize`) and `modern` (2026-07-28) never probe (issue #9 point 4).
+   * caches the verdict; `legacy` (2025 `initialize`) and `modern` (2026-07-28) never probe.
    */
   readonly protocol?: 'auto' | 'legacy' | 'modern';
   /** This server's own trust settings, over the top-level `trust`. */
   readonly trust?: Partial<TrustSettings>;
 }
 
-/** A stdio upstream: a child process speaking MCP on stdin/stdout (DESIGN §11). */
+/** A stdio upstream: a child process speaking MCP on stdin/stdout (docs/robustness.md). */
 export interface StdioServerConfig extends ServerCommon {
   readonly command: string;
   readonly args?: readonly string[];
@@ -87,7 +87,7 @@ export interface StdioServerConfig extends ServerCommon {
 }
 
 /**
- * OAuth 2.1 sign-in settings for a remote upstream (MCP spec, Authorization; issue #10 item 1).
+ * OAuth 2.1 sign-in settings for a remote upstream (MCP spec, Authorization).
  * Every string may use `${VAR}`. Absent: a server that answers 401 is signed into with defaults.
  */
 export interface AuthSettings {
@@ -108,19 +108,19 @@ export interface AuthSettings {
   readonly signInTimeoutMs?: number;
 }
 
-/** A remote upstream over Streamable HTTP, falling back to SSE (DESIGN §11). */
+/** A remote upstream over Streamable HTTP, falling back to SSE (docs/robustness.md). */
 export interface RemoteServerConfig extends ServerCommon {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** `auto` (default) tries Streamable HTTP then SSE. */
   readonly transport?: 'auto' | 'streamable-http' | 'sse';
-  /** OAuth sign-in settings (issue #10). */
+  /** OAuth sign-in settings. */
   readonly auth?: AuthSettings;
 }
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 
-/** Ranking knobs (DESIGN §8); defaults live in `discovery/`. */
+/** Ranking knobs (docs/search.md); defaults live in `discovery/`. */
 export interface RankingSettings {
   readonly boosts?: Readonly<Record<string, number>>;
   readonly bm25?: { readonly k1?: number; readonly b?: number; readonly d?: number };
@@ -128,12 +128,12 @@ export interface RankingSettings {
 
 export interface DiscoverySettings {
   readonly enabled: boolean;
-  /** Token budget of the manifest in tool_search's description (default 4,000; DESIGN §6). */
+  /** Token budget of the manifest in tool_search's description (default 4,000; docs/tools.md). */
   readonly manifestTokenBudget: number;
-  /** tool_search limit default and clamp (5 / 20; DESIGN §5). */
+  /** tool_search limit default and clamp (5 / 20; docs/tools.md). */
   readonly defaultLimit: number;
   readonly maxLimit: number;
-  /** Module path exporting `rank(query, tools, limit)` (DESIGN §8). */
+  /** Module path exporting `rank(query, tools, limit)` (docs/search.md). */
   readonly ranker?: string;
   readonly rankMode: 'bm25' | 'ranker' | 'compare';
   /** Time limit for the host ranker in ms. */
@@ -145,7 +145,7 @@ export interface DiscoverySettings {
   readonly semantic: boolean;
   readonly ranking?: RankingSettings;
   /**
-   * Who finds deferred tools (issue #13): `own` = toolshelf's manifest and tool_search; `client` = every
+   * Who finds deferred tools: `own` = toolshelf's manifest and tool_search; `client` = every
    * deferred tool advertised with its projected schema and searchHint for the client's own tool search,
    * no tool_search, no call_tool; `auto` (default) = `client` for clients known to defer every MCP tool
    * themselves (gateway/clients.ts), `own` for the rest.
@@ -153,15 +153,15 @@ export interface DiscoverySettings {
   readonly mode: 'auto' | 'own' | 'client';
   /**
    * Mark direct, bridge and promoted tools `_meta["anthropic/alwaysLoad"]: true` so a client that defers
-   * MCP tools keeps them loaded (issue #13). Default true.
+   * MCP tools keeps them loaded. Default true.
    */
   readonly alwaysLoad: boolean;
 }
 
 export interface NamingSettings {
-  /** Between server key and tool name (default `__`; DESIGN §4). */
+  /** Between server key and tool name (default `__`; docs/configuration.md). */
   readonly separator: string;
-  /** Longest qualified name in characters (default 48; DESIGN §4). */
+  /** Longest qualified name in characters (default 48; docs/configuration.md). */
   readonly maxLength: number;
 }
 
@@ -174,7 +174,7 @@ export interface NamingSettings {
 export type ConfirmPolicy = 'destructive' | 'mcp-defaults' | 'open-world' | 'off';
 
 export interface BridgeSettings {
-  /** `auto` turns call_tool on for clients known to ignore list_changed, and unknown clients (DESIGN §5). */
+  /** `auto` turns call_tool on for clients known to ignore list_changed, and unknown clients (docs/tools.md). */
   readonly callTool: 'auto' | 'always' | 'never';
   /** Which bridged calls are confirmed with the user (default `destructive`). */
   readonly confirm: ConfirmPolicy;
@@ -183,11 +183,11 @@ export interface BridgeSettings {
 }
 
 export interface TraceSettings {
-  /** Record tool_search queries and call arguments in the trace (DESIGN §10). Default false. */
+  /** Record tool_search queries and call arguments in the trace (docs/cli.md). Default false. */
   readonly captureToolIo: boolean;
 }
 
-/** Shared background instance for stdio clients (issue #11 point 1). */
+/** Shared background instance for stdio clients. */
 export interface ShareSettings {
   /** Default true; `false` or `--no-share` keeps one gateway process per client. */
   readonly enabled: boolean;
@@ -215,14 +215,14 @@ export interface ViewConfig {
 /** The whole validated config with defaults applied. */
 export interface Config {
   readonly mcpServers: Readonly<Record<string, ServerConfig>>;
-  /** Global default exposure (default `deferred`; DESIGN §3). */
+  /** Global default exposure (default `deferred`; docs/configuration.md). */
   readonly exposure: ExposureSetting;
   readonly discovery: DiscoverySettings;
   readonly schemas: { readonly compaction: CompactionBudget; readonly prepare: PrepareOptions };
   readonly naming: NamingSettings;
   readonly bridge: BridgeSettings;
   readonly trace: TraceSettings;
-  /** Default for every server's `lazy` (default false; issue #11 point 2). */
+  /** Default for every server's `lazy` (default false). */
   readonly lazy: boolean;
   /** Default for every server's `idleStopMs`, in ms (default 600,000). */
   readonly idleStopMs: number;

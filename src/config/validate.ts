@@ -2,7 +2,7 @@
  * Validates a parsed, interpolated config against `config.schema.json` (the file that ships in the
  * package) and the rules JSON Schema cannot say. Runs after `${VAR}` expansion, so every check sees
  * the value the gateway will use. Returns every problem with its JSON path; no file I/O beyond
- * loading the schema once. Source: DESIGN §12.
+ * loading the schema once. Source: docs/configuration.md.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -80,10 +80,10 @@ export function validateConfig(raw: unknown): ConfigProblem[] {
 /**
  * `errors` with one account of each anyOf that failed. A value that is no object gets the anyOf's
  * line alone, without what each branch reports at its path ("must be object" beside it: one mistake
- * gave two messages; newcomer4). An object took the object form: its own errors say what is wrong
+ * gave two messages). An object took the object form: its own errors say what is wrong
  * (a misspelt key, at its path, with the key it was meant to be), and the anyOf's line and the
  * constants' "must be equal to constant" go: `{"maxDescriptonBytes": 500}` got only "must be
- * \"third-party\", false, or an object of byte budgets", never naming the key (breaker5).
+ * \"third-party\", false, or an object of byte budgets", never naming the key.
  */
 function withoutBranchErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   const objectForm = new Map(errors.filter((e) => e.keyword === 'anyOf').map((e) => [e.instancePath, isPlainObject(e.data)]));
@@ -120,7 +120,7 @@ function describeError(error: ErrorObject): ConfigProblem[] {
     }
     case 'enum': {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      // A misspelt word ("defered") gets the one it was meant to be, as a misspelt key does (newcomer3).
+      // A misspelt word ("defered") gets the one it was meant to be, as a misspelt key does.
       const words = allowed.filter((v): v is string => typeof v === 'string');
       const [near] = typeof error.data === 'string' ? suggestNames(error.data, words, 1) : [];
       return [{ path, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${near ? `; did you mean "${near}"?` : ''}` }];
@@ -139,7 +139,7 @@ function describeError(error: ErrorObject): ConfigProblem[] {
   }
 }
 
-/** Keys only a stdio server takes, and keys only a remote one takes (DESIGN §12). */
+/** Keys only a stdio server takes, and keys only a remote one takes (docs/configuration.md). */
 const STDIO_ONLY = ['args', 'env', 'cwd', 'inheritEnv'];
 const REMOTE_ONLY = ['headers', 'transport', 'auth'];
 
@@ -172,7 +172,7 @@ function serverShapeProblems(raw: unknown): ConfigProblem[] {
 }
 
 /**
- * `auth` combinations JSON Schema does not express (issue #10 item 1): `client_credentials` needs a
+ * `auth` combinations JSON Schema does not express: `client_credentials` needs a
  * `clientId` and one of `clientSecret` / `privateKey`; `privateKey` and `clientSecret` exclude each
  * other; `signingAlgorithm` goes with `privateKey`, which goes with `client_credentials`.
  */
@@ -219,7 +219,7 @@ function viewProblems(raw: unknown): ConfigProblem[] {
   return problems;
 }
 
-/** `discovery.defaultLimit` may not exceed `discovery.maxLimit` (DESIGN §5: the default is clamped by the max). */
+/** `discovery.defaultLimit` may not exceed `discovery.maxLimit` (docs/tools.md: the default is clamped by the max). */
 function limitProblems(raw: unknown): ConfigProblem[] {
   const discovery = (raw as { discovery?: { defaultLimit?: unknown; maxLimit?: unknown } } | null)?.discovery;
   const given = typeof discovery?.defaultLimit === 'number' ? discovery.defaultLimit : undefined;

@@ -1,5 +1,5 @@
 /**
- * Config reload (issue #11 point 3): watches the config file and applies each valid edit; a file
+ * Config reload: watches the config file and applies each valid edit; a file
  * that fails validation is refused with every problem listed and the running config kept. Watches
  * the file and its folder, because editors that save by writing a new file and renaming it over the
  * old one (vim, JetBrains) end the file's own watch. A config that is a symlink (dotfiles, a
@@ -83,7 +83,7 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   /**
    * Watches the file as it is now (its own watch ends when it is replaced, and the watch of the file
    * a symlink resolves to sees nothing once the link is repointed) and the folder of the file it resolves to.
-   * A symlinked config applied its first save by rename and no later one (breaker4).
+   * A symlinked config applied its first save by rename and no later one.
    */
   const renew = (): void => {
     for (const watcher of current.splice(0)) watcher.close();
@@ -105,10 +105,10 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   };
   add(folder, dirname(file), (changed) => changed === null || changed === name);
   renew();
-  // A config whose folder was deleted and made again was never read again: its folder's watch ended with it (breaker4).
+  // A config whose folder was deleted and made again was never read again: its folder's watch ended with it.
   const polled = (now: Stats, before: Stats): void => {
     if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) schedule();
-    // watchFile gives zeroed stats for a missing file. A deleted config was kept without a word (breaker4);
+    // watchFile gives zeroed stats for a missing file. A deleted config was kept without a word;
     // an editor that deletes before it writes is back within the debounce, so that is not reported.
     if (now.mtimeMs === 0 && before.mtimeMs !== 0) {
       setTimeout(() => {
@@ -118,7 +118,7 @@ export function watchConfig(path: string, appliedText: string, env: Readonly<Rec
   };
   watchFile(file, { interval: RELOAD_POLL_MS, persistent: false }, polled);
   // The text was read before the upstreams started (seconds, for a first `npx` download): an edit
-  // saved meanwhile had no watch to see it and waited for the next one (breaker4).
+  // saved meanwhile had no watch to see it and waited for the next one.
   schedule();
   return {
     close() {

@@ -4,7 +4,7 @@
  * what a configured ranker changes. Nothing is promoted and nothing is traced: the playground is the
  * user's, not the model's. Source: docs/dashboard.md; docs/search.md for the rankers.
  */
-import type { ViewShelf } from '../shelf.js';
+import type { ViewShelf } from '../shelf/build.js';
 
 /** Results the playground returns at most, per column (tool_search's own cap). */
 export const PLAYGROUND_MAX_LIMIT = 20;

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { originRefusal } from '../gateway/http.js';
+import { originRefusal } from '../gateway/fronts/http.js';
 import type { Logger } from '../trace/log.js';
 import type { DashboardHandler } from './routes.js';
 

@@ -8,17 +8,16 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
-import { wireTool } from '../gateway/advertise.js';
-import { modernTools } from '../gateway/modern/server.js';
-import { legacyTools, sessionSettings } from '../gateway/session.js';
+import { legacyTools, modernTools, wireTool } from '../gateway/toolList.js';
+import { sessionSettings } from '../gateway/sessionOptions.js';
 import { jsonBytes, textBytes } from '../schema/measure.js';
 import type { Shelf } from '../gateway/types.js';
 import { printableLine } from '../lib/printable.js';
 import type { HoldReason, ServerPins } from '../trust/judge.js';
 import { diffPins } from '../trust/pin.js';
 import type { Finding } from '../trust/scan.js';
-import type { BuiltShelf } from '../shelf.js';
-import type { StartSummary } from '../summary.js';
+import type { BuiltShelf } from '../shelf/build.js';
+import type { StartSummary } from '../shelf/summary.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
 
 /** One upstream as the page shows it. */
@@ -126,9 +125,9 @@ export interface StateInput {
   readonly summary: StartSummary;
   readonly upstreams: readonly UpstreamSummary[];
   readonly clients: readonly ClientView[];
-  /** The shelf of view `name` (openShelf.ts `view`). */
+  /** The shelf of view `name` (shelf/live.ts `view`). */
   readonly viewShelf: (name: string) => Shelf;
-  /** The pins of a server (openShelf.ts `pins`); undefined without a pin store. */
+  /** The pins of a server (shelf/live.ts `pins`); undefined without a pin store. */
   readonly pins: (server: string) => ServerPins | undefined;
 }
 
@@ -201,7 +200,7 @@ export function dashboardState(input: StateInput): DashboardState {
   };
 }
 
-/** A tool declared directly by its upstream, as the all-direct figure counts it (summary.ts). */
+/** A tool declared directly by its upstream, as the all-direct figure counts it (shelf/summary.ts). */
 function directDeclaration(entry: CatalogEntry): Tool {
   return { ...wireTool(entry), description: entry.tool.description ?? '', inputSchema: entry.tool.inputSchema as Tool['inputSchema'] };
 }

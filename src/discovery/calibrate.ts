@@ -3,7 +3,7 @@
  * ids: the objectives of the strong rule (`strength.ts`), the fold split, and choose-on-one-fold /
  * report-on-the-other. Pure functions of rankings and judgements; `bench/search.mjs` runs them on
  * shared/data/retrieval and prints the tables the constants' docstrings quote.
- * Source: issue 12 (each change judged with cross-validation, not on the whole dev set); DESIGN §13.
+ * Source: docs/search.md (each change judged with cross-validation, not on the whole dev set); docs/benchmarks.md.
  */
 import { groupsOf, type JudgedQuery } from './metrics.js';
 import type { SearchIndex } from './searchIndex.js';

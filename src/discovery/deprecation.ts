@@ -2,7 +2,7 @@
  * Whether a tool is deprecated, from what its upstream declared: the description, `annotations` or
  * `_meta`. Pure and deterministic; ranking (`searchIndex.ts`) puts deprecated tools below their
  * replacements and the manifest tags them. Leaves what "below" means (the penalty) to the index.
- * Source: issue 12 point 4 (filesystem's `read_file`: "DEPRECATED: Use read_text_file instead").
+ * Source: docs/tools.md (filesystem's `read_file`: "DEPRECATED: Use read_text_file instead").
  */
 import type { UpstreamTool } from '../catalog/types.js';
 

@@ -3,7 +3,7 @@
  * `rank(query, tools, limit)`. Owns loading it and calling it under a time limit; every failure
  * (load error, throw, time-out, nothing usable returned) becomes a reason string, never an
  * exception. Leaves the BM25 fallback and exact-name handling to `rank.ts`.
- * Source: DESIGN §8 (host ranker, rankMode); issue 4 (failures fall back with the reason traced).
+ * Source: docs/search.md (host ranker, rankMode); `test/discovery/rank.test.ts` (failures fall back with the reason traced).
  */
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

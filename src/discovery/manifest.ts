@@ -6,7 +6,7 @@
  * Token counts use gpt-tokenizer's o200k_base encoding, loaded only when a count is needed (`o200k.ts`):
  * a text of at most `budget` UTF-8 bytes fits without it, and `tokens` is counted when read.
  *
- * Decision (big catalogues): DESIGN §6's ladder is kept in its order, but when not every name fits,
+ * Decision (big catalogues): the manifest's ladder (docs/tools.md) is kept in its order, but when not every name fits,
  * the `names` rung lists as many names as the budget allows and ends with "…and N more tools; search
  * for them." before giving up to the bare count. The names listed are taken round-robin over servers
  * (every family is named before any is named twice), then printed sorted like every other rung.
@@ -20,7 +20,7 @@
  * and lines stay sorted by qualified name. Why: a client that cuts descriptions (Claude Code, 2,048
  * characters) or a tight token budget otherwise drops a 30–40 tool catalogue from short entries
  * straight to bare names, using about half the space (github, first 36 tools: 1,182 of 2,048).
- * Source: DESIGN §6; issue 4 (Claude Code cuts descriptions at 2,048 characters).
+ * Source: docs/tools.md, "The manifest" (Claude Code cuts descriptions at 2,048 characters).
  */
 import { sortKeywords } from '../catalog/exposure.js';
 import type { CatalogEntry } from '../catalog/types.js';
@@ -31,7 +31,7 @@ import { requiredSignature } from './signature.js';
 import { hintsOf, riskTag } from './risk.js';
 
 /**
- * Ladder rungs, most informative first (DESIGN §6): `mixed` names every tool with `short` entries
+ * Ladder rungs, most informative first (docs/tools.md): `mixed` names every tool with `short` entries
  * for some of them (see `Manifest.described`).
  */
 export type ManifestLevel = 'full' | 'short' | 'mixed' | 'names' | 'count';
@@ -63,7 +63,7 @@ export const TOOL_SEARCH_PREAMBLE =
 
 /**
  * {@link TOOL_SEARCH_PREAMBLE} for a legacy client whose list has call_tool (it may never list a
- * found tool; newcomer5). No longer than it, so a client's description limit still holds.
+ * found tool). No longer than it, so a client's description limit still holds.
  */
 export const BRIDGE_SEARCH_PREAMBLE = 'Search the tools listed below by describing what you want to do; matching tools are returned with their parameters: run one with call_tool.';
 
@@ -72,9 +72,9 @@ const SEPARATOR = '\n\n';
 
 /** Description budgets (code points) tried at the `full` level, longest first. */
 const FULL_DESCRIPTION_CHARS: readonly number[] = [400, 240, 160, 100];
-/** First-sentence cap of the `short` level (DESIGN §6). */
+/** First-sentence cap of the `short` level (docs/tools.md). */
 const SHORT_CHARS = 60;
-/** How the manifest marks a deprecated tool (issue 12 point 4). */
+/** How the manifest marks a deprecated tool. */
 export const DEPRECATED_TAG = '(deprecated)';
 /** Text that already ends a sentence (a clipped `…` counts: a full stop after it reads oddly). */
 const SENTENCE_ENDED = /[.!?。！？…]$/u;
@@ -101,7 +101,7 @@ interface EntryText {
 function entryText(entry: CatalogEntry): EntryText {
   const signature = requiredSignature(entry.tool.inputSchema);
   const keywords = sortKeywords(entry.keywords);
-  // Deprecated tools are tagged where they are described (issue 12 point 4); bare-name rungs stay bare.
+  // Deprecated tools are tagged where they are described; bare-name rungs stay bare.
   // So are read-only and destructive ones (risk.ts riskTag; docs/security.md "Risky calls").
   const risk = riskTag(hintsOf(entry.tool));
   const tag = `${isDeprecated(entry.tool) ? ` ${DEPRECATED_TAG}` : ''}${risk === '' ? '' : ` ${risk}`}`;
@@ -116,8 +116,7 @@ function entryText(entry: CatalogEntry): EntryText {
 
 /**
  * One full entry: `name(required): packed description. Keywords: a, b.` The description gets a
- * full stop before the keywords when it ends without one, so they read as their own sentence
- * (issue 12 point 5).
+ * full stop before the keywords when it ends without one, so they read as their own sentence.
  */
 function fullLine(entry: EntryText, maxChars: number, warnings: string[]): string {
   const packed = packSentences(entry.sentences, maxChars);

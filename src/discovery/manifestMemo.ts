@@ -2,9 +2,9 @@
  * The manifest memo: tool_search's description stored by a hash of everything its rendering reads,
  * so a gateway started over an unchanged catalogue reuses the text instead of fitting it to the
  * token budget again, and never loads the o200k tokenizer for it (~0.2–0.8 s, ~60 MiB). Rendering is
- * deterministic (DESIGN §6), so a hit is byte-identical to a fresh render. Files live beside the
+ * deterministic (docs/tools.md), so a hit is byte-identical to a fresh render. Files live beside the
  * catalogue cache (`<state>/catalog/manifest-<hash>.json`), written atomically, 0600; an unreadable
- * file is a miss. Source: issue #11 points 2 and 4.
+ * file is a miss. Source: docs/operations.md.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';

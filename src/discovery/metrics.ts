@@ -1,7 +1,7 @@
 /**
  * Retrieval metrics for `toolshelf eval` and the search benchmark: Recall@k, nDCG@10, MRR@10, with
  * `relevant_groups` support. Pure functions of a ranking and a judged query; no I/O.
- * Source: shared/data/README.md (metric definitions); issue 4.
+ * Source: shared/data/README.md (metric definitions).
  */
 
 /** One judged query (a line of queries.jsonl). */

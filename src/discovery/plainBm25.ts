@@ -3,7 +3,7 @@
  * field (name + description + top-level parameter names and descriptions), identifiers split,
  * lower-cased word tokens, no stemming, stop words or boosts; k1 1.5, b 0.75. Deliberately naive:
  * it is the yardstick, never used to serve a search.
- * Source: shared/data/README.md (baseline definition); issue 4 targets.
+ * Source: shared/data/README.md (baseline definition).
  */
 import { splitCase } from './tokenize.js';
 

@@ -2,7 +2,7 @@
  * Parses a retrieval set (the JSONL pair of shared/data/retrieval/) into catalogue entries and
  * judged queries, so `toolshelf eval` and the benchmark run the server's own index code. Pure:
  * takes file text, reads nothing.
- * Source: shared/data/README.md (file formats); issue 4 (`toolshelf eval`).
+ * Source: shared/data/README.md (file formats); docs/cli.md (`toolshelf eval`).
  */
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
 import type { JudgedQuery } from './metrics.js';

@@ -3,7 +3,7 @@
  * Owns the indexed fields, their boosts, BM25 parameters and the exact-name shortcut. Leaves the
  * choice of which entries are searchable to the caller (only deferred ones), host rankers and
  * fallbacks to `rank.ts`. Holds no session state.
- * Source: DESIGN §5 (exact name first), §8 (fields, boosts, BM25 over minisearch).
+ * Source: docs/tools.md (exact name first), docs/search.md (fields, boosts, BM25 over minisearch).
  */
 import MiniSearch from 'minisearch';
 import type { CatalogEntry } from '../catalog/types.js';
@@ -58,7 +58,7 @@ export const DEFAULT_BOOSTS: Readonly<Record<SearchField, number>> = {
  * cross-validation over 0.1–1 shows no metric moving (bench/search.mjs); 0.5 is the largest value of
  * that grid that puts filesystem's `read_file` ("DEPRECATED: Use read_text_file instead") below
  * `read_text_file` for "read a file" and "read the contents of a file" (test/discovery/strength.test.ts).
- * Source: issue 12 point 4.
+ * Source: docs/tools.md.
  */
 export const DEPRECATED_PENALTY = 0.5;
 
@@ -265,8 +265,7 @@ function wordsKey(text: string): string {
  * `text`'s words (runs of letters, marks and digits, NFKC as the tokenizer reads them), lower-cased,
  * stop words kept: keyword phrases are matched on these, since a phrase like "what do you know" is
  * all stop words and BM25 never sees it. Marks stay in their word: split at them, the one Hindi word
- * "फ़ाइल" became a phrase of two, and any query holding it named its tool as exactly as a tool name
- * (breaker5).
+ * "फ़ाइल" became a phrase of two, and any query holding it named its tool as exactly as a tool name.
  */
 function plainWords(text: string): string[] {
   return text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{M}\p{N}]+/u).filter(Boolean);
@@ -312,7 +311,7 @@ function keywordPhraseTable(entries: readonly CatalogEntry[]): PhraseTable {
  * Ids of the entries with a keyword phrase that `query` holds as whole words, in the order the query
  * holds them. Work grows with the query's words and the phrases starting with them, not with every
  * phrase configured: scanning each phrase was most of a short search's time at 1,000 tools with three
- * phrases each (breaker5).
+ * phrases each.
  */
 function phraseMatches(phrases: PhraseTable, query: string): number[] {
   if (phrases.size === 0) return [];

@@ -2,7 +2,7 @@
  * Description text → whole sentences for the manifest: wrapped lines rejoined, docstring sections
  * (`Args:`, `Returns:`) dropped, sentences packed up to a character limit and never cut mid-word.
  * Pure string work; the manifest decides the limits.
- * Source: DESIGN §6 (entry part 3: "packed from whole sentences, never cut mid-word").
+ * Source: docs/tools.md (entry part 3: "packed from whole sentences, never cut mid-word").
  */
 
 /** A line that opens a docstring section: parameters are rendered from the schema instead. */
@@ -72,7 +72,7 @@ export interface Packed {
  * Whole sentences from the start of `description` (text, or its `sentencesOf` already split), joined with a space (and a full stop after a
  * heading or list item that had none), while the result stays
  * within `maxChars` code points. A first sentence over the limit is clipped by `clipWords` and
- * flagged. Source: DESIGN §6.
+ * flagged. Source: docs/tools.md.
  */
 export function packSentences(description: string | readonly string[], maxChars: number): Packed {
   const sentences = typeof description === 'string' ? sentencesOf(description) : description;

@@ -5,8 +5,8 @@
  * object, or array of objects, shows its own required keys one level down
  * (`entities: {name: string, entityType: string, observations: string[]}[]`), so a first call
  * composed from the manifest alone passes admission.
- * Source: DESIGN §6 (entry part 2: required parameters with types and closed enum values); issue 12
- * point 5 (nested parameters).
+ * Source: docs/tools.md, "The manifest" (required parameters with enum values spelled out, nested
+ * required keys).
  */
 
 /**
@@ -18,7 +18,7 @@
 export const MAX_ENUM_VALUES = 8;
 export const MAX_VALUE_CHARS = 40;
 const MAX_ENUM_CHARS = 100;
-/** Nested required keys shown per parameter; more end in `…` (entry budget, DESIGN §6). */
+/** Nested required keys shown per parameter; more end in `…` (entry budget, docs/tools.md). */
 const MAX_NESTED_KEYS = 6;
 
 function isObject(value: unknown): value is Record<string, unknown> {

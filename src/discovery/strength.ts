@@ -38,7 +38,7 @@
  * Not covered: a one-term query matched once in one description ("what time is it" → filesystem's
  * `get_file_info`, "creation time, last modified time", relative top 1.7) passes the floor, and the
  * sets hold no one-term query to set a rule for it on.
- * Source: issue 12 points 1–3; DESIGN §5, §9.
+ * Source: docs/tools.md, "Strong matches".
  */
 
 /** Relative top score below which no hit is strong and the answer is judged weak (units: see above). */

@@ -2,7 +2,7 @@
  * Close matches for a tool name the model got wrong, for the unknown-tool error result.
  * Pure: compares against the names it is given. The caller passes callable names only, so a
  * hidden name can never be suggested.
- * Source: DESIGN §5 ("Unknown and hidden names": at most three close matches among callable names).
+ * Source: docs/tools.md ("Unknown and hidden names": at most three close matches among callable names).
  */
 import { splitWords } from './tokenize.js';
 
@@ -57,7 +57,7 @@ function spellingSimilarity(unknown: string, candidate: string): number {
 /**
  * Share of the unknown name's words that the candidate also has (0..1): a candidate holding them all
  * scores 1 whatever else it holds, so `read_text_file` comes before `write_file` for `read_file`,
- * which spelling alone puts the other way (a write tool offered for a read; newcomer4).
+ * which spelling alone puts the other way (a write tool offered for a read).
  */
 function wordOverlap(unknownWords: ReadonlySet<string>, candidate: string): number {
   if (unknownWords.size === 0) return 0;

@@ -3,7 +3,7 @@
  * named in its author's (`save` → `write_file`, `folder` → `list_directory`, `remove` →
  * `delete_issue`). Owns the word groups and the expansion of one name; the index puts the
  * expansion in its own field (`aliases`, boosted like the name). Pure; groups are fixed data.
- * Source: DESIGN §8 (fields of the index); measured in `searchIndex.ts` tuning notes.
+ * Source: docs/search.md (fields of the index); measured in `searchIndex.ts` tuning notes.
  */
 import { stem, tokenize } from './tokenize.js';
 

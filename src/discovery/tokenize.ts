@@ -3,7 +3,7 @@
  * Owns identifier splitting (snake_case, camelCase, kebab-case, dotted, letter/digit runs), case
  * folding, stop words, a light English suffix stemmer and CJK character bigrams. Leaves field choice
  * and weighting to `searchIndex.ts`.
- * Source: DESIGN §8 (identifier splitting); issue 4 (any language must not break the index).
+ * Source: docs/search.md (identifier splitting); `test/discovery/tokenize.test.ts` (any language must not break the index).
  */
 
 /** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */

@@ -1,7 +1,7 @@
 /**
  * Merging resources, resource templates and prompts from several upstreams into one collision-free
- * list, with the routes back. Pure. Source: issue #5 item 4; MCP spec, Server features › Resources and
- * Prompts. Prompt names are qualified like tool names (DESIGN §4); resource URIs stay verbatim unless two
+ * list, with the routes back. Pure. Source: docs/tools.md; MCP spec, Server features › Resources and
+ * Prompts. Prompt names are qualified like tool names (docs/configuration.md); resource URIs stay verbatim unless two
  * upstreams offer the same URI, in which case every later holder's copy is rewritten into toolshelf's
  * own scheme so that each URI names exactly one upstream.
  */

@@ -1,13 +1,13 @@
 /**
  * Definitions of toolshelf's own tools, `tool_search` and `call_tool`, and the parsing of their
- * arguments. Source: DESIGN §5.
+ * arguments. Source: docs/tools.md.
  */
 import type { Tool } from '@modelcontextprotocol/server';
 
 export const TOOL_SEARCH = 'tool_search';
 export const CALL_TOOL = 'call_tool';
 
-/** tool_search's declaration; `description` carries the manifest (DESIGN §6). */
+/** tool_search's declaration; `description` carries the manifest (docs/tools.md). */
 export function toolSearchTool(description: string, maxLimit: number): Tool {
   return {
     name: TOOL_SEARCH,
@@ -48,11 +48,11 @@ export function callToolTool(): Tool {
 
 /**
  * Longest query ranked, in characters; the rest is ignored. Ranking time grows with the query, and a
- * megabyte query held every session for seconds (breaker finding M9).
+ * megabyte query held every session for seconds.
  */
 export const MAX_QUERY_CHARS = 1000;
 
-/** Parsed tool_search arguments, or a message for the model. Limit clamped to 1..maxLimit (DESIGN §5). */
+/** Parsed tool_search arguments, or a message for the model. Limit clamped to 1..maxLimit (docs/tools.md). */
 export function parseSearchArgs(
   args: Record<string, unknown>,
   defaultLimit: number,

@@ -1,6 +1,6 @@
 /**
  * `_meta` keys that tell a client which advertised tools to keep loaded and how to find the others,
- * for clients that defer MCP tools behind their own tool search. Pure. Source: issue #13; the keys are
+ * for clients that defer MCP tools behind their own tool search. Pure. Source: docs/clients.md; the keys are
  * the ones Claude Code reads from a tool's `_meta` (`anthropic/alwaysLoad`: never deferred;
  * `anthropic/searchHint`: extra words its ToolSearch matches, whitespace collapsed).
  */
@@ -11,7 +11,7 @@ export const SEARCH_HINT = 'anthropic/searchHint';
 
 /**
  * The search hint for a tool's trigger words (`keywords` in config), or undefined when it has none.
- * Words keep the manifest's order (shorter first, then alphabetical: DESIGN §6) and are joined by
+ * Words keep the manifest's order (shorter first, then alphabetical: docs/tools.md) and are joined by
  * ", " so multi-word keywords stay readable as phrases; the same keywords give the same bytes.
  */
 export function searchHint(keywords: readonly string[]): string | undefined {

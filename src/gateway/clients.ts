@@ -1,11 +1,11 @@
 /**
  * What toolshelf knows about MCP clients by `clientInfo.name`: whether they act on
  * `notifications/tools/list_changed`, whether they cut tool descriptions, and whether they defer MCP
- * tools behind a tool search of their own. Source: DESIGN §5 (call_tool bridge), §6 (Claude Code cuts
- * descriptions at 2,048 characters), issue #13 (clients that search tools themselves).
+ * tools behind a tool search of their own. Source: docs/tools.md (call_tool bridge; Claude Code cuts
+ * descriptions at 2,048 characters), docs/clients.md (clients that search tools themselves).
  */
 
-/** Clients whose model cannot see promoted tools because they ignore list_changed (DESIGN §5). */
+/** Clients whose model cannot see promoted tools because they ignore list_changed (docs/tools.md). */
 export const IGNORES_LIST_CHANGED: readonly string[] = ['claude-ai', 'claude.ai', 'cursor-vscode', 'Cursor', 'codex-mcp-client', 'Codex'];
 
 /** Clients known to re-list on list_changed: `auto` leaves call_tool off for them. */
@@ -16,7 +16,7 @@ export const DESCRIPTION_LIMITS: Readonly<Record<string, number>> = { 'claude-co
 
 /**
  * Clients that keep every MCP tool's schema out of the model's context and let the model find it with
- * their own tool search, whatever their settings (issue #13). Behind them toolshelf's `tool_search`
+ * their own tool search, whatever their settings. Behind them toolshelf's `tool_search`
  * and `call_tool` would be deferred too and the model would search twice before a call, so
  * `discovery.mode: "auto"` hands discovery to them.
  * - `codex-mcp-client` / `Codex`: Codex defers MCP tools behind its `tool_search` (BM25 over tool
@@ -32,7 +32,7 @@ export const DESCRIPTION_LIMITS: Readonly<Record<string, number>> = { 'claude-co
  */
 export const SEARCHES_MCP_TOOLS: readonly string[] = ['codex-mcp-client', 'Codex'];
 
-/** Who finds deferred tools for a client (issue #13): toolshelf's manifest and search, or the client's own search. */
+/** Who finds deferred tools for a client: toolshelf's manifest and search, or the client's own search. */
 export type DiscoveryMode = 'own' | 'client';
 
 /** The `discovery.mode` setting: a fixed mode, or `auto` to decide per client. */
@@ -48,7 +48,7 @@ export function bridgeEnabled(setting: 'auto' | 'always' | 'never', clientName: 
 }
 
 /**
- * The discovery mode for a client (issue #13). `auto`: `client` for clients in
+ * The discovery mode for a client. `auto`: `client` for clients in
  * {@link SEARCHES_MCP_TOOLS}, `own` for every other, unknown or unnamed client.
  */
 export function discoveryMode(setting: DiscoveryModeSetting, clientName: string | undefined): DiscoveryMode {

@@ -2,7 +2,7 @@
  * One tools/call: resolve the name (bridge tool, direct, promoted, from the manifest, unknown), admit
  * the arguments against the canonical schema, forward upstream with timeout, cancellation and progress,
  * and shape the result. Holds no state: the session passes in what it knows and applies the promotions
- * returned. Source: DESIGN §5, §7, §9, §10.
+ * returned. Source: docs/tools.md, docs/cli.md.
  */
 import type { CallToolRequest, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import type { CatalogEntry } from '../catalog/types.js';
@@ -16,7 +16,7 @@ import type { Admit, CheckOutput, Shelf, UpstreamCaller } from './types.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { Catalogue, HeldEntry } from '../catalog/build.js';
 import { heldAnswer } from '../trust/judge.js';
-import { ClientLacksCapability } from '../upstream/relay.js';
+import { ClientLacksCapability } from '../lib/relayedRequests.js';
 
 /** Session settings that shape a call. */
 export interface DispatchSettings {
@@ -40,10 +40,10 @@ export interface DispatchContext {
   readonly trace: TraceSink;
   readonly settings: DispatchSettings;
   readonly callToolEnabled: boolean;
-  /** Every deferred tool is in the client's list from the start (`client` discovery mode, issue #13). */
+  /** Every deferred tool is in the client's list from the start (`client` discovery mode). */
   readonly deferredListed?: boolean;
   readonly isPromoted: (qualifiedName: string) => boolean;
-  /** This client request, for the upstream's sampling and elicitation during the call (issue #8 point 2). */
+  /** This client request, for the upstream's sampling and elicitation during the call. */
   readonly origin?: RequestOrigin;
   /**
    * Whether the client can be asked to confirm a call through `origin`: a legacy client that
@@ -69,7 +69,7 @@ export async function dispatchCall(request: CallToolRequest, extra: Extra, ctx: 
   if (name === CALL_TOOL && ctx.callToolEnabled && ctx.shelf.catalogue.deferred.length > 0) {
     const parsed = parseCallToolArgs(args);
     if ('error' in parsed) return { result: errorResult(parsed.error), promote: [] };
-    // A model that reaches for the bridge to search gets its search (newcomer report: it was told the tool is unknown).
+    // A model that reaches for the bridge to search gets its search (it was told the tool is unknown).
     if (parsed.name === TOOL_SEARCH && searchAvailable) return search(parsed.arguments, ctx);
     if (parsed.name === CALL_TOOL) return { result: errorResult(`${CALL_TOOL} does not run itself: give "name" the exact name of the tool to run, and "arguments" its parameters.`), promote: [] };
     return callByName(parsed.name, parsed.arguments, 'bridge', request, extra, ctx);
@@ -101,9 +101,9 @@ async function search(args: Record<string, unknown>, ctx: DispatchContext): Prom
     ...(outcome.semantic !== undefined ? { semantic: outcome.semantic } : {}),
     latencyMs: round(performance.now() - started),
   });
-  // A found tool is likely called next: a lazy upstream starts now rather than on that call (issue #11).
+  // A found tool is likely called next: a lazy upstream starts now rather than on that call.
   for (const server of new Set(entries.map((e) => e.server))) ctx.caller.warm?.(server);
-  // Only strong matches are promoted (issue 12 point 2): the others are named, not advertised.
+  // Only strong matches are promoted: the others are named, not advertised.
   const held = heldNamedIn(parsed.query, ctx.shelf.catalogue).map((h) => heldAnswer(h.qualifiedName, h.server, h.upstreamName, h.reason));
   return { result: searchResult(entries, parsed.query, strong, held), promote: strong };
 }

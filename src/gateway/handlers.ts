@@ -3,7 +3,7 @@
  * a request whose params fail the method's schema is answered with -32602 Invalid params naming the
  * first bad field (MCP spec, Basic › JSON-RPC errors) instead of the SDK's -32603 with a Zod dump, and
  * a tools/call result goes back as given (the Server's own tools/call wrapper re-parses results and
- * strips fields upstreams sent; issue #2 item 9).
+ * strips fields upstreams sent).
  */
 import { ProtocolError, ProtocolErrorCode, Server, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 

@@ -2,7 +2,7 @@
  * toolshelf's own `instructions` (initialize result): how the shelf works, then each upstream's
  * initialize instructions so a server's usage notes are not lost behind the gateway — under a
  * heading naming the server, in server-key order, each clipped to its byte budget at a sentence end.
- * Pure. Source: issue #8 point 10; MCP spec, Lifecycle › Initialization (`instructions`).
+ * Pure. Source: docs/tools.md; MCP spec, Lifecycle › Initialization (`instructions`).
  */
 import type { ExposureCounts } from '../catalog/build.js';
 import { clipWords } from '../discovery/sentences.js';
@@ -15,7 +15,7 @@ export const SHELF_INSTRUCTIONS =
 /**
  * {@link SHELF_INSTRUCTIONS} for a legacy client whose list has call_tool: clients that ignore
  * list_changed (Claude Desktop, Cursor) never list a found tool, so their model can run it only
- * through call_tool, which the opening did not name (newcomer5).
+ * through call_tool, which the opening did not name.
  */
 export const SHELF_INSTRUCTIONS_BRIDGE =
   'Tools not in your list are on the shelf: tool_search finds them by what you want to do; run one with call_tool, or by its name once it is in your list.';
@@ -29,7 +29,7 @@ export function reopen(text: string, from: string, to: string): string {
  * The instructions for one client: `text` as is when its tool list has `tool_search` (`hasSearch`);
  * else `text` without its opening sentence `opening`, which tells of a tool_search that client does
  * not have (discovery in `client` mode, discovery off, nothing deferred), upstreams' sections kept;
- * undefined when nothing is left. Codex was told to use tool_search and got "Unknown tool" (newcomer4).
+ * undefined when nothing is left. Codex was told to use tool_search and got "Unknown tool".
  */
 export function instructionsForList(text: string, opening: string, hasSearch: boolean): string | undefined {
   if (hasSearch || !text.startsWith(opening)) return text;
@@ -47,7 +47,7 @@ export interface UpstreamInstructions {
 /**
  * The upstreams whose instructions are passed on, each with its budget (`budgetOf`, in bytes):
  * those with non-empty `texts`, except a server whose every tool is hidden (it is on no shelf the
- * model can reach; DESIGN §3). A server with no tools at all (resources or prompts only) counts.
+ * model can reach; docs/tools.md, "Instructions"). A server with no tools at all (resources or prompts only) counts.
  */
 export function upstreamInstructions(
   texts: ReadonlyMap<string, string>,
@@ -72,11 +72,11 @@ export function upstreamInstructions(
  * the qualified name of an upstream tool name (undefined: not a tool, or hidden). A name is replaced
  * where it stands as a whole token, and only if it is backquoted or holds `_`, `-` or `.`, so a tool
  * named like a plain word ("search") leaves the prose alone. server-everything's "Use
- * `get-roots-list`" named a tool the client knows as `everything__get-roots-list` (newcomer4).
+ * `get-roots-list`" named a tool the client knows as `everything__get-roots-list`.
  * With `maxBytes` (the budget the text is then clipped to by {@link clipToSentence}), the text ends
  * once it has passed that many UTF-8 bytes by a character at a non-space, the most clipping reads:
  * otherwise each session and each 2026-07-28 request read a megabyte text whole (1 s a build at
- * 5 MB; breaker5).
+ * 5 MB).
  */
 export function qualifyToolNames(text: string, nameOf: (tool: string) => string | undefined, maxBytes = Infinity): string {
   // One character past the budget (4 bytes at most) shows clipping where the budget ends and that the text goes on.
@@ -89,7 +89,7 @@ export function qualifyToolNames(text: string, nameOf: (tool: string) => string 
     if (Number.isFinite(maxBytes)) bytes += textBytes(piece);
     return bytes > enough && !/\s$/.test(out);
   };
-  // A token may start or end with `_` (a tool named `_internal`; breaker5), not with `-` or `.` (a flag, a sentence end).
+  // A token may start or end with `_` (a tool named `_internal`), not with `-` or `.` (a flag, a sentence end).
   for (const match of text.matchAll(/(`?)([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])\1/g)) {
     const [whole, tick, token] = match as unknown as [string, string, string];
     if (add(text.slice(at, match.index))) return out;

@@ -2,7 +2,7 @@
  * Everything beyond tools, passed through: resources (list, templates, read, subscribe), prompts
  * (list, get), completion/complete and logging/setLevel, aggregated across upstreams with
  * collision-free URIs and prompt names and routed back. Lists are fanned out live on each request;
- * the routes they produce are shared by every session. Source: issue #5 item 4; MCP spec, Server
+ * the routes they produce are shared by every session. Source: docs/tools.md; MCP spec, Server
  * features › Resources, Prompts; Utilities › Completion, Logging.
  */
 import {
@@ -21,12 +21,25 @@ import type { NamingOptions } from '../catalog/naming.js';
 import { cleanListed, mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner, type Route } from './aggregate.js';
 import { jsonBytes } from '../schema/measure.js';
 import { handleRequest, type Extra } from './handlers.js';
-import type { HeldRequest } from './modern/heldCalls.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamDirectory } from './types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
 
 type Item = Record<string, unknown>;
+
+/**
+ * A request a modern client's server may hold across `input_required` rounds (modern/callRounds.ts):
+ * a tools/call or a prompts/get (by `name`), or a resources/read (by `uri`).
+ */
+export interface HeldRequest {
+  readonly method: string;
+  readonly params: { readonly name?: string; readonly uri?: string; readonly arguments?: unknown; readonly _meta?: { readonly progressToken?: unknown } };
+}
+
+/** An upstream's log message as a client sees it: its logger prefixed with the server key (`server/logger`, or `server`). */
+export function upstreamLog(server: string, params: Record<string, unknown>): Record<string, unknown> {
+  return { ...params, logger: typeof params.logger === 'string' ? `${server}/${params.logger}` : server };
+}
 
 /** Routes learnt from the latest lists, shared by every session. Replaced whole per list. */
 export interface SharedRoutes {
@@ -38,7 +51,7 @@ export interface SharedRoutes {
 /** Safety stop for upstream list pagination. */
 const MAX_PAGES = 100;
 
-/** Which capabilities to advertise downstream: only those some upstream really has (issue #5 item 4). */
+/** Which capabilities to advertise downstream: only those some upstream really has. */
 export function passthroughCapabilities(directory: UpstreamDirectory): Record<string, unknown> {
   const all = directory.capabilities().map(([, c]) => c);
   const has = (key: string): boolean => all.some((c) => c[key] !== undefined);
@@ -59,7 +72,7 @@ export function registerPassthrough(
     directory: UpstreamDirectory;
     routes: SharedRoutes;
     naming: NamingOptions;
-    /** Whether a server's names are prefixed with its key (`prefix`, DESIGN §4). */
+    /** Whether a server's names are prefixed with its key (`prefix`, docs/configuration.md). */
     prefixed: (server: string) => boolean;
     subscriptions: Set<string>;
     /** Largest result in bytes this client accepts (stdio: the SDK client's 10 MiB line), if limited. */
@@ -68,12 +81,12 @@ export function registerPassthrough(
     resourceSubscriptions?: { readonly holder: string; readonly upstream: UpstreamSubscriptions };
     /** Told the level of each `logging/setLevel` this client sends (the upstreams' own level is shared by every client). */
     onSetLevel?: (level: string) => void;
-    /** The client request an upstream request is made for (its sampling and elicitation go there; issue #8 point 2). */
+    /** The client request an upstream request is made for (its sampling and elicitation go there). */
     originFor?: (extra: Extra) => RequestOrigin;
     /**
      * Runs a prompts/get or resources/read as a held request (modern clients: the upstream's requests
      * during it come back as `input_required`, the two requests besides tools/call where MCP 2026-07-28
-     * allows that; heldCalls.ts), `get` being the request itself with its own origin.
+     * allows that; modern/callRounds.ts), `get` being the request itself with its own origin.
      */
     hold?: (request: HeldRequest, extra: Extra, get: (extra: Extra, origin: RequestOrigin) => Promise<Item>) => Promise<Item>;
   },
@@ -193,7 +206,7 @@ const refreshing = new WeakMap<SharedRoutes, Promise<void>>();
 /**
  * Lists every upstream's resources and templates into `routes`, once for all the misses that come
  * meanwhile: one `subscriptions/listen` naming 500 unknown URIs listed every upstream 500 times
- * over (breaker3), and a 4 MiB filter could name 100,000.
+ * over, and a 4 MiB filter could name 100,000.
  */
 function refreshRoutes(directory: UpstreamDirectory, routes: SharedRoutes): Promise<void> {
   let running = refreshing.get(routes);

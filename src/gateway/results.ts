@@ -1,7 +1,7 @@
 /**
  * Tool results the gateway writes itself: unknown names, bad arguments, upstream failures (tool_search's
  * answer is `searchAnswer.ts`). Every one is an `isError` result the model can act on, or a plain success. Pure.
- * Source: DESIGN §5, §7; MCP spec, Server features › Tools › Error handling.
+ * Source: docs/tools.md; MCP spec, Server features › Tools › Error handling.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
@@ -17,7 +17,7 @@ export function errorResult(text: string): CallToolResult {
 }
 
 /**
- * The answer for a name that is neither callable nor a bridge tool (DESIGN §5): why, when the name
+ * The answer for a name that is neither callable nor a bridge tool (docs/tools.md): why, when the name
  * carries the prefix of an upstream that is not up (its tools are then missing from the catalogue:
  * that upstream's status and last error), up to three close matches, and a pointer to tool_search
  * when anything is deferred. Never lists every name.
@@ -81,8 +81,8 @@ function checkedResult(result: Record<string, unknown>, who: string): { result: 
 
 /**
  * Whether `result` is the commonest CallToolResult, text blocks and an optional `isError` and nothing
- * else, which the schema certainly accepts: such results skip its parse on the hot path (issue #9
- * "Numbers"). Anything else is not known here and takes the schema.
+ * else, which the schema certainly accepts: such results skip its parse on the hot path
+ * (docs/benchmarks.md, proxy overhead per call). Anything else is not known here and takes the schema.
  */
 function isPlainTextResult(result: Record<string, unknown>): boolean {
   for (const key in result) if (key !== 'content' && key !== 'isError') return false;
@@ -91,7 +91,7 @@ function isPlainTextResult(result: Record<string, unknown>): boolean {
 
 /**
  * `result`, or an `isError` when its compact JSON is over `limitBytes` (a client that drops the
- * connection on a larger message, e.g. SDK stdio clients at 10 MiB; breaker finding C4). No limit:
+ * connection on a larger message, e.g. SDK stdio clients at 10 MiB). No limit:
  * `result` unchanged.
  */
 export function fitResult(result: CallToolResult, limitBytes: number | undefined, measure: (value: unknown) => { bytes: number }): CallToolResult {
@@ -111,7 +111,7 @@ const RESULT_OVERHEAD_BYTES = 64;
 /**
  * An upper bound in bytes on the compact JSON of a result that holds text blocks only (and
  * `isError`), found without serialising it: results far below a client's limit, nearly all, skip
- * the measure (issue #9 "Numbers"). Infinity for any other result, which is then measured. Pure.
+ * the measure. Infinity for any other result, which is then measured. Pure.
  */
 export function textResultBound(result: CallToolResult): number {
   if (!isPlainTextResult(result as Record<string, unknown>)) return Infinity;

@@ -6,7 +6,7 @@
  * updates another client still waits for. Which client receives an update is decided where it is
  * delivered (a legacy session's own set; a modern listen stream's own filter), never here.
  * Source: MCP spec 2025-11-25 Server › Resources › Subscriptions; 2026-07-28 Basic › Patterns ›
- * Subscriptions; issue #9 point 3.
+ * Subscriptions.
  */
 
 /** Subscribes or unsubscribes the upstream owning a client-visible URI. @throws its refusal. */

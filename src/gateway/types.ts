@@ -1,7 +1,8 @@
 /**
  * What a gateway session needs from the rest of toolshelf, as interfaces: the current shelf
  * (catalogue + discovery), a way to call upstreams, admission. `gateway/` imports nothing from
- * `upstream/` at run time: the pool satisfies {@link UpstreamCaller} structurally.
+ * `upstream/` at run time: the pool satisfies {@link UpstreamCaller} structurally, and the relay
+ * helpers both sides need are in lib/relayedRequests.ts.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Catalogue } from '../catalog/build.js';
@@ -11,7 +12,7 @@ import type { CallOptions, CallOutcome, RequestOrigin } from '../upstream/types.
 /** Calls one tool on one upstream by its upstream name. Never rejects. */
 export interface UpstreamCaller {
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
-  /** Starts a lazy upstream that is not running, without waiting (a search found its tools; issue #11). */
+  /** Starts a lazy upstream that is not running, without waiting (a search found its tools). */
   warm?(server: string): void;
   /** The configured upstream whose prefix starts tool name `name`, when that upstream is not up (so its tools may be missing). */
   downFor?(name: string): UpstreamDown | undefined;
@@ -24,14 +25,14 @@ export interface UpstreamDown {
   readonly reason?: string;
 }
 
-/** How a search went (DESIGN §5, §8, §10). `matched` holds qualified names from the catalogue only. */
+/** How a search went (docs/tools.md, docs/search.md, docs/cli.md). `matched` holds qualified names from the catalogue only. */
 export interface SearchOutcome {
   readonly matched: readonly string[];
   readonly ranker: string;
   readonly topScore?: number;
-  /** Matches judged strong (a prefix of `matched`): answered with their schema and promoted (issue 12). */
+  /** Matches judged strong (a prefix of `matched`): answered with their schema and promoted. */
   readonly strong: readonly string[];
-  /** True when no match is strong: the answer says so (issue 12). */
+  /** True when no match is strong: the answer says so. */
   readonly weak: boolean;
   readonly fallback?: string;
   readonly shadowMatched?: readonly string[];
@@ -49,7 +50,7 @@ export interface Shelf {
 }
 
 /**
- * An admission verdict for one call (DESIGN §7): the arguments to forward (normalised, e.g. strict
+ * An admission verdict for one call (docs/tools.md): the arguments to forward (normalised, e.g. strict
  * mode's declined optionals removed), or a model-readable list of violations.
  */
 export type AdmissionVerdict =

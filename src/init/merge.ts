@@ -1,7 +1,7 @@
 /**
  * Merges the entries found in client files into one `mcpServers` (docs/init.md): an entry identical
  * to one already there (in the existing config or from another client) is kept once; a name taken by
- * a different entry keeps the first one, and the newcomer goes under `NAME-CLIENT` (then `-2`, `-3`…),
+ * a different entry keeps the first one, and the later one goes under `NAME-CLIENT` (then `-2`, `-3`…),
  * named in a conflict line. Then secrets in `env` and `headers` are moved to `${VAR}` references.
  * Pure.
  */

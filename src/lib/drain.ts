@@ -1,8 +1,8 @@
 /**
  * One wait for a full stream's 'drain', shared by every writer queued behind it. Waiting with a
  * `once('drain')` (and `once('error')`) per message costs O(n²) in a flood: each listener is removed
- * with a scan of the list, so 50,000 messages behind a slow reader cost the gateway 23 s of CPU
- * (breaker on 14f5a51). Source: Node.js stream docs, `writable.write()` return value and 'drain'.
+ * with a scan of the list, so 50,000 messages behind a slow reader cost the gateway 23 s of CPU.
+ * Source: Node.js stream docs, `writable.write()` return value and 'drain'.
  */
 import type { Writable } from 'node:stream';
 

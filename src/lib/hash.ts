@@ -1,7 +1,7 @@
 /**
  * A stable content hash: SHA-256 of JSON with object keys sorted at every level, so two values
  * that are equal as JSON hash the same whatever their key order. Used to key the catalogue cache
- * and the manifest memo (issue #11 point 2).
+ * and the manifest memo.
  */
 import { createHash } from 'node:crypto';
 

@@ -1,7 +1,7 @@
 /**
  * A quick structural test for the JSON-RPC messages that make up nearly all traffic (a request or
  * notification whose params carry no `_meta`, or a progress token only; a result without `_meta`),
- * so the hot path can skip a zod parse of every line (issue #9 "Numbers": proxy overhead per call).
+ * so the hot path can skip a zod parse of every line (proxy overhead per call).
  * It is only ever a shortcut: `true` means the SDK's `JSONRPCMessageSchema` (strict objects, SDK
  * 2.4.0 `@modelcontextprotocol/core` schemas.ts) accepts the value too; `false` means "not known",
  * and the caller runs the schema as before. Pure. Source: JSON-RPC 2.0 §4, §5.
@@ -12,7 +12,7 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
 const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
 
-/** A string or a safe integer: the SDK's `z.number().int()` refuses 1e21 and 2^53, which `Number.isInteger` takes (breaker on 14f5a51). */
+/** A string or a safe integer: the SDK's `z.number().int()` refuses 1e21 and 2^53, which `Number.isInteger` takes. */
 function isRequestId(value: unknown): boolean {
   return typeof value === 'string' || Number.isSafeInteger(value);
 }

@@ -1,7 +1,7 @@
 /**
  * The commonest tool result content, text blocks and nothing else, told apart without a schema
  * parse: such content is valid in every CallToolResult schema of the SDK (2025 and 2026 wire), so
- * the hot path skips the parse (issue #9 "Numbers"). Pure. Source: MCP spec, Server › Tools › Tool
+ * the hot path skips the parse. Pure. Source: MCP spec, Server › Tools › Tool
  * result (TextContent: `type: "text"`, `text`).
  */
 

@@ -3,7 +3,7 @@
  * (never the projected one) before anything reaches the upstream. Validators are compiled once per
  * canonical schema object and cached; a schema ajv cannot compile lets calls through unvalidated with
  * one warning per tool. Turning a verdict into an `isError` result and logging are the caller's job.
- * Source: DESIGN §7 ("Admission always validates arguments against the canonical schema").
+ * Source: docs/tools.md, "Calls" (arguments are validated against the upstream's canonical schema).
  */
 
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
@@ -219,7 +219,7 @@ function listValues(values: readonly unknown[]): string {
 /**
  * The `isError` text for a rejected call: a header naming the tool, one line per violation
  * (`- /path: message`, `(root)` for the arguments object), at most 8, then "…and N more".
- * Source: DESIGN §7 ("names each violation by JSON path with the expected type or allowed values").
+ * Source: docs/tools.md, "Calls" (each violation listed by JSON path).
  */
 export function violationText(key: string, violations: readonly Violation[]): string {
   const lines = violations.slice(0, MAX_LISTED_VIOLATIONS).map((v) => `- ${v.path === '' ? '(root)' : v.path}: ${v.message}`);

@@ -2,7 +2,7 @@
  * A RegExp engine for ajv whose `test` cannot hang the gateway: an upstream schema's `pattern` such as
  * `(a+)+$` backtracks exponentially on a crafted argument (ReDoS), and ajv runs it on the event loop.
  * Longer inputs are tested inside a `node:vm` context with a time limit, which interrupts the regex.
- * Source: ajv options `code.regExp`; breaker finding C2 (a 30-character argument froze every session).
+ * Source: ajv options `code.regExp`; `test/schema/boundedRegExp.test.ts` (a 30-character argument froze every session).
  */
 import { createContext, Script } from 'node:vm';
 

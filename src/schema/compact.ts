@@ -1,9 +1,9 @@
 /**
- * Compaction to the wire budget: the description clip and the six-rung ladder of DESIGN §7, applied in
+ * Compaction to the wire budget: the description clip and the six-rung ladder of docs/tools.md ("Schemas on the wire"), applied in
  * order only while the schema is over `maxSchemaBytes`. Every rung loosens what is advertised and keeps
  * the top-level argument surface; admission still checks the canonical schema (`admit.ts`).
  * Preparation the user asked for is `prepare.ts`'s job and happens before this.
- * Source: DESIGN §7 (compaction).
+ * Source: docs/tools.md (compaction).
  */
 
 import type { JsonObject } from '../catalog/types.js';
@@ -22,7 +22,7 @@ const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 /**
  * `text` when it fits in `maxBytes` UTF-8 bytes; otherwise its longest prefix that ends on a character
  * (grapheme) boundary, trailing whitespace trimmed, followed by `…`, all within `maxBytes`.
- * Returns `""` when not even `…` (3 bytes) fits. Source: DESIGN §7 (description clip).
+ * Returns `""` when not even `…` (3 bytes) fits. Source: docs/tools.md (description clip).
  */
 export function clipDescription(text: string, maxBytes: number): string {
   if (textBytes(text) <= maxBytes) return text;
@@ -140,7 +140,7 @@ function dropCombinators(root: JsonObject): boolean {
 }
 
 /**
- * The ladder of DESIGN §7, rung 1 first. Each step mutates the working copy and returns true when it
+ * The compaction ladder (docs/tools.md), rung 1 first. Each step mutates the working copy and returns true when it
  * removed anything (false means the schema, and so its size, is unchanged).
  */
 const LADDER: readonly ((root: JsonObject) => boolean)[] = [
@@ -155,7 +155,7 @@ const LADDER: readonly ((root: JsonObject) => boolean)[] = [
 /**
  * Fits `schema` into `maxSchemaBytes` (UTF-8 bytes of compact JSON); `bytes` is its size when the caller
  * has already measured it.
- * Within budget: returns `schema` itself, rung 0. Otherwise applies the DESIGN §7 rungs to a copy, in
+ * Within budget: returns `schema` itself, rung 0. Otherwise applies the ladder's rungs (docs/tools.md) to a copy, in
  * order, re-measuring after each (references whose target a rung removed are dropped), and stops at the
  * first that fits. If all six do not fit, top-level properties are reduced to their surface, largest first,
  * down to the surface alone (`topLevelSurface`), still reported as rung 6; when even that is over budget,
@@ -163,7 +163,7 @@ const LADDER: readonly ((root: JsonObject) => boolean)[] = [
  * The surface (property names, their `type`, `required`) is never changed. Deterministic, idempotent,
  * and never throws on JSON input, however malformed as a schema. Linear in the schema's size: a few
  * passes per rung, none per property.
- * Source: DESIGN §7.
+ * Source: docs/tools.md.
  */
 export function compactSchema(schema: JsonObject, maxSchemaBytes: number, bytes = jsonBytes(schema)): CompactionResult {
   if (bytes <= maxSchemaBytes) return { schema, rung: 0, bytes };

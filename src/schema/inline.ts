@@ -2,7 +2,7 @@
  * `resolveRefs` preparation: inlines local references whose target is not recursive, so a client or
  * model provider that cannot follow `$ref` sees the whole shape. Recursive targets stay references and
  * their definitions stay reachable; definitions nothing references any more are pruned.
- * Source: DESIGN §7 (preparation: resolveRefs).
+ * Source: docs/tools.md (preparation: resolveRefs).
  */
 
 import type { JsonObject } from '../catalog/types.js';
@@ -25,7 +25,7 @@ const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$co
  * `$ref` siblings are merged as 2019-09+ reads them (annotations override; conflicting assertions
  * go through `allOf`). Returns `schema` itself when nothing can be inlined safely: embedded resources
  * (nested `$id`) or inlined copies over 256 KiB. Never throws on JSON input.
- * Source: DESIGN §7; JSON Schema 2020-12 §8.2.3.1.
+ * Source: docs/tools.md; JSON Schema 2020-12 §8.2.3.1.
  */
 export function inlineRefs(schema: JsonObject): JsonObject {
   if (hasEmbeddedResources(schema)) return schema;

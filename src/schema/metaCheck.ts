@@ -7,7 +7,7 @@
  * of a subschema list or map that is not a schema, a non-string where property names are listed.
  * Uniqueness (`enum`, `type`, `required`) is not checked: duplicates change nothing, and the draft-07
  * meta-schema checks `enum` pairwise, which took 29 s on a 62,000-value enum.
- * Source: JSON Schema draft-07 and 2020-12 meta-schemas; DESIGN §7 (admission).
+ * Source: JSON Schema draft-07 and 2020-12 meta-schemas; docs/tools.md (admission).
  */
 
 import type { JsonObject } from '../catalog/types.js';

@@ -4,7 +4,7 @@
  * in one pass over its tokens, so a pass over all references stays linear in the schema's size instead
  * of comparing every reference with every target. Pointers are `""` (the root) or start with `/`, and
  * are compared as escaped text, token by token.
- * Source: RFC 6901 (JSON Pointer); DESIGN §7 (projection must not block the gateway).
+ * Source: RFC 6901 (JSON Pointer); docs/robustness.md (an absurd schema costs only its own tool).
  */
 
 const SLASH = 0x2f;

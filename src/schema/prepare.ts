@@ -2,7 +2,7 @@
  * Schema preparation (`schemas.prepare`): the optional, user-requested rewrites applied before
  * compaction — `resolveRefs`, `stripKeywords`, `strict` — and the description synthesised for tools
  * that have none. Each option is off by default; with all off the schema is returned untouched.
- * Budget-driven changes belong to `compact.ts`. Source: DESIGN §7 (preparation), §12 (`schemas.prepare`).
+ * Budget-driven changes belong to `compact.ts`. Source: docs/tools.md (preparation), docs/configuration.md (`schemas.prepare`).
  */
 
 import type { JsonObject } from '../catalog/types.js';
@@ -30,7 +30,7 @@ const LEGACY_TUPLE_DIALECT = /draft-0[3-7]|2019-09/;
  * Applies the requested preparation to a copy of `schema`, in order: resolveRefs, stripKeywords, strict.
  * Returns `schema` itself (same object) when every option is off.
  * Input and output are JSON Schema objects; the top-level `required` changes only under `strict`.
- * Never throws on JSON input. Source: DESIGN §7.
+ * Never throws on JSON input. Source: docs/tools.md.
  */
 export function prepareSchema(schema: JsonObject, options: PrepareOptions): JsonObject {
   if (!isObject(schema) || (!options.resolveRefs && !options.stripKeywords && !options.strict)) return schema;
@@ -103,7 +103,7 @@ function allowNull(schema: JsonObject): void {
  * does not require it — the model's way of declining an optional property that strict mode advertised
  * as required-and-nullable — recursing along `properties`. Levels whose canonical schema declares no
  * `properties` (free-form objects, untouched by strict) are returned as they are. Returns a new object.
- * Source: DESIGN §7 (strict); admission checks the canonical schema, which rejects those nulls.
+ * Source: docs/tools.md (strict); admission checks the canonical schema, which rejects those nulls.
  */
 export function dropNullOptionals(canonical: JsonObject, args: JsonObject): JsonObject {
   const props = canonical.properties;
@@ -121,7 +121,7 @@ export function dropNullOptionals(canonical: JsonObject, args: JsonObject): Json
  * The tool description as advertised: `description` when it is a non-blank string (kept verbatim),
  * otherwise a sentence made from the name's words: `read_text_file` → "Read text file.",
  * `getHTTPStatus` → "Get HTTP status.", `server::tool-name` → "Server tool name.".
- * Source: DESIGN §7 ("a tool with no description always gets one synthesised from its name").
+ * Source: docs/tools.md ("Schemas on the wire": a tool with no description gets one made from its name).
  */
 export function describeTool(name: string, description: unknown): string {
   if (typeof description === 'string' && description.trim() !== '') return description;

@@ -1,7 +1,7 @@
 /**
  * Projection of one upstream tool onto the wire: preparation (if asked for), then compaction to the
  * budget, plus the advertised description. Pure; the catalogue calls it once per tool per snapshot.
- * Source: DESIGN §7 ("Schemas on the wire").
+ * Source: docs/tools.md, "Schemas on the wire".
  */
 
 import type { ProjectedTool, UpstreamTool } from '../catalog/types.js';
@@ -19,7 +19,7 @@ export interface ProjectionOptions {
   readonly compaction: CompactionBudget;
 }
 
-/** A tool that has no wire form: its inputSchema accepts no object (issue #8 item 1). */
+/** A tool that has no wire form: its inputSchema accepts no object. */
 export class UnservableToolError extends Error {
   readonly code = 'unservable_tool';
 }
@@ -36,7 +36,7 @@ export class UnservableToolError extends Error {
  *   then that surface, the most compacted form there is.
  * - `fields` are the other fields for the wire and `leftOut` what they had to leave out (`wireFields`).
  * Throws {@link UnservableToolError} when the inputSchema accepts no object; never otherwise on JSON
- * input short of nesting too deep for the stack. Source: DESIGN §7; issue #8 item 1.
+ * input short of nesting too deep for the stack. Source: docs/tools.md.
  */
 export function projectTool(tool: UpstreamTool, options: ProjectionOptions): ProjectedTool {
   const canonical = tool.inputSchema;

@@ -2,7 +2,7 @@
  * Local `$ref` handling shared by preparation and compaction: resolving `#`, `#/json/pointer` and
  * `#anchor` references, finding which definitions are reachable, and dropping references whose target
  * is gone so the schema still compiles. Remote references are never fetched (schemas are pure data).
- * Source: DESIGN §7; JSON Schema 2020-12 §8.2 (`$ref`, `$anchor`, `$defs`), draft-07 `definitions`.
+ * Source: docs/tools.md; JSON Schema 2020-12 §8.2 (`$ref`, `$anchor`, `$defs`), draft-07 `definitions`.
  */
 
 import type { JsonObject } from '../catalog/types.js';
@@ -212,7 +212,7 @@ interface Definitions {
  * A reference is live outside definition tables, or inside an entry that is itself reached; a reference
  * reaches every entry its target pointer passes through. Linear in the schema's size: each reference is
  * looked at once, when it becomes live, and each target pointer is followed once through the schema.
- * Mutates `root`; returns true when it removed anything. Source: DESIGN §7 rung 1.
+ * Mutates `root`; returns true when it removed anything. Source: docs/tools.md (compaction rung 1).
  */
 export function pruneDefinitions(root: JsonObject): boolean {
   const defs = definitions(root);
@@ -295,7 +295,7 @@ function definitions(root: JsonObject): Definitions {
  * Deletes every `$ref` / `$dynamicRef` that does not resolve inside `root` (its target was removed, or it
  * is remote), keeping its siblings: the subschema then accepts more, never less, and still compiles.
  * Mutates `root`; returns how many references it dropped and how many are left.
- * Source: DESIGN §7 ("compaction only ever loosens what is advertised").
+ * Source: docs/tools.md (compaction only ever loosens what is advertised).
  */
 export function dropDanglingRefs(root: JsonObject): { readonly dropped: number; readonly left: number } {
   let dropped = 0;

@@ -1,7 +1,7 @@
 /**
  * The top-level argument surface of an input schema: the part compaction must never change
  * (property names, each property's `type`, `required`), and the floor the ladder falls back to.
- * Source: DESIGN §7 ("every rung keeps the top-level argument surface").
+ * Source: docs/tools.md (no rung touches the top-level argument surface).
  */
 
 import type { JsonObject } from '../catalog/types.js';
@@ -12,7 +12,7 @@ import { isObject } from './walk.js';
  * property declares no type; boolean property schemas kept), and `required`, all verbatim and in the
  * schema's own key order. Keys absent from the schema stay absent; a `properties` that is not an object
  * has no surface. A non-object schema has the empty surface `{}`.
- * Source: DESIGN §7.
+ * Source: docs/tools.md.
  */
 export function topLevelSurface(schema: unknown): JsonObject {
   if (!isObject(schema)) return {};

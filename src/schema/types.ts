@@ -1,12 +1,12 @@
 /**
  * Shapes of the schema folder: compaction results and admission verdicts.
  * Catalogue-wide shapes (UpstreamTool, ProjectedTool, JsonObject) live in `catalog/types.ts`.
- * Source: DESIGN §7.
+ * Source: docs/tools.md.
  */
 
 import type { JsonObject } from '../catalog/types.js';
 
-/** Compaction ladder rung: 0 = untouched, 1..6 = the DESIGN §7 rungs in order. */
+/** Compaction ladder rung: 0 = untouched, 1..6 = the rungs of the ladder in docs/tools.md, in order. */
 export type Rung = 0 | 1 | 2 | 3 | 4 | 5 | 6;
 
 /** What `compactSchema` returns: the schema to advertise, the highest rung applied, its size in UTF-8 bytes. */
@@ -23,7 +23,7 @@ export interface Violation {
 }
 
 /**
- * Outcome of admission for one call (DESIGN §7).
+ * Outcome of admission for one call (docs/tools.md).
  * `ok: true, validated: false` means the canonical schema could not be compiled and the call goes
  * through unchecked; `warning` is set the first time that happens for a key.
  * `ok: false` carries every violation and `text`, the model-readable summary for an `isError` result.

@@ -3,7 +3,7 @@
  * json-schema-traverse 1.0 knows draft-07's keywords (`items` array form, `definitions`, `dependencies`)
  * and `$defs`; this module adds the 2020-12 applicators it lacks (`prefixItems`, `dependentSchemas`,
  * `unevaluated*`, `contentSchema`) so no walk misses a subschema. Also owns JSON pointer text helpers.
- * Leaves what to do at each node to its callers. Source: DESIGN §7, JSON Schema 2020-12 §10.
+ * Leaves what to do at each node to its callers. Source: docs/tools.md, JSON Schema 2020-12 §10.
  */
 
 import traverse from 'json-schema-traverse';

@@ -4,9 +4,9 @@
  * at the root, each property schema an object and `required` a list of strings; the optional fields
  * (`title`, `icons`, `annotations`, `execution`, `_meta`) have fixed shapes. The SDK's
  * `Client.listTools()` rejects the whole list for one tool that breaks any of it, and it compiles every
- * `outputSchema` with ajv, so one that does not compile sinks the list too (issue #8 item 1).
+ * `outputSchema` with ajv, so one that does not compile sinks the list too.
  *
- * Normalisations, each only for the wire (admission keeps the canonical schema, DESIGN §7):
+ * Normalisations, each only for the wire (admission keeps the canonical schema, docs/tools.md):
  * - `type` missing, an array holding `"object"`, or a name that is no JSON type → `"object"`; the rest of the
  *   schema (`properties`, a top-level `anyOf` / `oneOf` / `allOf` with its branches, `$ref`, …) is kept.
  *   Arguments are always an object, so this narrows only to what MCP can carry.
@@ -20,7 +20,7 @@
  *   client, unchecked by it.
  * - an optional field of the wrong shape is left out; unknown fields pass verbatim.
  * Pure apart from ajv compiling (each schema is removed from the engine right after).
- * Source: MCP 2025-11-25 schema (`Tool`, `ToolAnnotations`, `Icon`, `ToolExecution`); issue #8 item 1.
+ * Source: MCP 2025-11-25 schema (`Tool`, `ToolAnnotations`, `Icon`, `ToolExecution`).
  */
 
 import { createHash } from 'node:crypto';
@@ -70,7 +70,7 @@ function refusal(schema: unknown): string {
 /**
  * `schema` with `"type": "object"` at the root, object property schemas and a string `required`
  * (the normalisations listed in the module comment). Returns `schema` itself when nothing had to change,
- * so a valid schema stays byte-identical (DESIGN §7). Only the root level is copied.
+ * so a valid schema stays byte-identical (docs/tools.md). Only the root level is copied.
  */
 function asObjectSchema(schema: JsonObject): JsonObject {
   // Spread, not Object.assign: an own `__proto__` key must stay a key. `type` leads when it is added.

@@ -1,5 +1,5 @@
 /**
- * One shared instance per socket (issue #11 point 1): an instance claims its pid file with an
+ * One shared instance per socket: an instance claims its pid file with an
  * exclusive create before it listens. A pid file whose process is gone (the instance was killed), or
  * is not an instance of this socket (its pid was reused after a reboot or a crash), is taken over,
  * once; one whose instance lives means another instance owns the socket.
@@ -24,7 +24,7 @@ export function instancePid(paths: InstancePaths): number | undefined {
  * `/proc` shows command lines, was started with `paths.socket` as an argument (as `--shared-instance`
  * starts it). Undefined otherwise. A pid file left by a killed instance whose pid the system gave to
  * an unrelated process (the state folder outlives reboots) made every client wait for an instance
- * that never listened, then fail (breaker4). Where there is no `/proc` (macOS), a live pid counts.
+ * that never listened, then fail. Where there is no `/proc` (macOS), a live pid counts.
  */
 export function instanceOwner(paths: InstancePaths): number | undefined {
   const pid = instancePid(paths);

@@ -1,5 +1,5 @@
 /**
- * Where a shared instance lives (issue #11 point 1): one per config file, toolshelf version, serve
+ * Where a shared instance lives: one per config file, toolshelf version, serve
  * flags and the values of the `${VAR}`s the file uses (two clients whose environments expand the
  * file differently get different instances). Its socket, pid file and log sit in a folder only the
  * current user can open: `$XDG_RUNTIME_DIR/toolshelf` when set (and no TOOLSHELF_STATE_DIR asks
@@ -59,7 +59,7 @@ export function instancePathsOf(socket: string): InstancePaths {
  * Why `socket` cannot be a Unix socket's path on `platform`, or undefined when it can: sun_path holds
  * 108 bytes on Linux and 104 on macOS and the BSDs, its terminating NUL included (unix(7)); Windows
  * names pipes, which have no such limit. Node does not refuse a longer path: it listens on the
- * path cut short, and the instance then failed with ENOENT and EADDRINUSE (breaker4). Pure.
+ * path cut short, and the instance then failed with ENOENT and EADDRINUSE. Pure.
  */
 export function socketPathProblem(socket: string, platform: NodeJS.Platform = process.platform): string | undefined {
   if (platform === 'win32') return undefined;

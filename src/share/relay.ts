@@ -1,5 +1,5 @@
 /**
- * The stdio side of a shared instance (issue #11 point 1): connects to the instance for this config
+ * The stdio side of a shared instance: connects to the instance for this config
  * (starting it when none answers) and relays bytes both ways between this process's stdio and the
  * instance's socket, where the client gets a session of its own. A socket that does not answer (the
  * instance crashed or was killed) is replaced by a new instance; a start that fails is tried once
@@ -19,7 +19,7 @@ import { printableLine } from '../lib/printable.js';
 import { followStatus, MAX_STATUS_LINE_CHARS } from './status.js';
 import { helloLine } from './hello.js';
 
-/** Attempts to start an instance before giving up: the first, and one retry (issue #11). */
+/** Attempts to start an instance before giving up: the first, and one retry. */
 export const START_ATTEMPTS = 2;
 /** Between connection attempts while an instance starts, in ms. */
 const POLL_MS = 100;
@@ -91,17 +91,24 @@ export async function reachInstance(options: InstanceStart): Promise<Socket | un
   const { paths } = options;
   const existing = await tryConnect(paths.socket);
   if (existing) return existing;
-  for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
-    // An instance that holds the pid file and lives is still starting: wait for it rather than start a rival.
-    if (instanceOwner(paths) === undefined) await startInstance(options);
+  // Bounded in rounds too: each instance waited for that ends without listening costs one.
+  for (let attempt = 0, round = 0; attempt < START_ATTEMPTS && round < 2 * START_ATTEMPTS; round += 1) {
+    // An instance that holds the pid file and lives is starting or ending: wait for it rather than start a rival.
+    const ours = instanceOwner(paths) === undefined;
+    if (ours) {
+      await startInstance(options);
+      attempt += 1;
+    }
     const started = Date.now();
-    while (Date.now() - started < options.startWaitMs) {
+    let waiting = true;
+    while (waiting && Date.now() - started < options.startWaitMs) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       const socket = await tryConnect(paths.socket);
       if (socket) return socket;
-      // No live owner after Node's start-up grace: the instance died (a bad start); try again.
-      if (instanceOwner(paths) === undefined && Date.now() - started > BOOT_GRACE_MS) break;
+      // No live owner: the one waited for has ended (start another now), or ours died after Node's start-up grace (a bad start; try again).
+      waiting = instanceOwner(paths) !== undefined || (ours && Date.now() - started <= BOOT_GRACE_MS);
     }
+    if (waiting) return undefined;
   }
   return undefined;
 }

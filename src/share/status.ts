@@ -1,9 +1,9 @@
 /**
- * What a shared instance tells every client's stderr (issue #11 point 1): its start-up summary, when
+ * What a shared instance tells every client's stderr: its start-up summary, when
  * its upstreams are up, and why one failed. Over stdio a client shows its server's stderr in its MCP
  * log, but a relayed client's stderr is its relay's, while the instance's lines went to the instance's
  * log file alone: an upstream that failed to start left a Claude Desktop user with no tools and no
- * reason (newcomer4). The instance writes these lines to a status file; each relay prints the ones it
+ * reason. The instance writes these lines to a status file; each relay prints the ones it
  * has not printed yet while its client is connected. Only instance-wide lines go there, never a
  * session's (those could tell one client of another's calls).
  * File format: the instance's pid on the first line, then one `<sequence> <text>` line per entry.
@@ -30,8 +30,8 @@ export const STATUS_POLL_MS = 1000;
 /**
  * The writing side, in the instance. Never throws (a status that cannot be written is only lost).
  * A line under a topic replaces the topic's earlier lines, so a client that connects later reads the
- * state as it is ("upstreams now: 4/4 connected"), not the history ("0/4 connected … starting";
- * newcomer5), while a connected one sees each change as a new line.
+ * state as it is ("upstreams now: 4/4 connected"), not the history ("0/4 connected … starting"),
+ * while a connected one sees each change as a new line.
  */
 export interface StatusWriter {
   /** Adds `line` for every client, now and later; with a `topic`, in place of that topic's lines so far. */
@@ -124,7 +124,7 @@ export function relayWarnings(logger: Logger, status: StatusWriter): Logger {
 /**
  * The first `maxBytes` of the regular file at `path` as UTF-8; undefined for anything else. Opened
  * without blocking and without following a link: a FIFO put in the file's place blocked the relay,
- * and with it its client's every message, until something wrote to it (breaker5).
+ * and with it its client's every message, until something wrote to it.
  */
 function readRegularFile(path: string, maxBytes: number): string | undefined {
   let fd: number;

@@ -1,8 +1,8 @@
 /**
- * Trace events as a discriminated union. Source: DESIGN §10.
+ * Trace events as a discriminated union. Source: docs/cli.md.
  */
 
-/** How the model reached a tool (DESIGN §10): `catalog` is the manifest working, `unknown` a hallucination. */
+/** How the model reached a tool (docs/cli.md): `catalog` is the manifest working, `unknown` a hallucination. */
 export type CallOrigin = 'direct' | 'promoted' | 'catalog' | 'bridge' | 'unknown';
 
 export interface ToolsAdvertisedEvent {
@@ -10,7 +10,7 @@ export interface ToolsAdvertisedEvent {
   readonly session: string;
   /** The view the client is on (docs/views.md); absent: the whole shelf. */
   readonly view?: string;
-  /** The requesting client's protocol era (DESIGN §14): `legacy` (a session) or `modern` (2026-07-28, no session). */
+  /** The requesting client's protocol era (docs/protocol-eras.md): `legacy` (a session) or `modern` (2026-07-28, no session). */
   readonly era: 'legacy' | 'modern';
   readonly direct: number;
   readonly deferred: number;
@@ -32,9 +32,9 @@ export interface ToolSearchedEvent {
   readonly matched: readonly string[];
   readonly ranker: string;
   readonly topScore?: number;
-  /** True when no match was strong (issue 12): the answer told the model to rephrase. */
+  /** True when no match was strong: the answer told the model to rephrase. */
   readonly weak: boolean;
-  /** The matches judged strong, shown with their schema and promoted (issue 12). */
+  /** The matches judged strong, shown with their schema and promoted. */
   readonly strong: readonly string[];
   readonly fallback?: string;
   readonly shadowMatched?: readonly string[];

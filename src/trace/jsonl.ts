@@ -1,5 +1,5 @@
 /**
- * Append-only JSON-lines trace sink (`--trace FILE`), flushed at shutdown. Source: DESIGN §10.
+ * Append-only JSON-lines trace sink (`--trace FILE`), flushed at shutdown. Source: docs/cli.md.
  */
 import { constants, createWriteStream, type WriteStream } from 'node:fs';
 import { openNoFollow } from '../lib/stateDir.js';

@@ -1,6 +1,6 @@
 /**
  * The one logger. Writes to stderr only: in stdio mode stdout carries protocol messages and
- * nothing else (DESIGN §11). Every message is cleaned first (`trust/clean.ts`): many quote an
+ * nothing else (docs/cli.md). Every message is cleaned first (`trust/clean.ts`): many quote an
  * upstream's words (a tool name, an error), and a terminal must not obey them.
  */
 import { cleanText } from '../trust/clean.js';

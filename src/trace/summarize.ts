@@ -1,6 +1,6 @@
 /**
  * A trace sink that also summarises each event on stderr at debug level, then passes it on.
- * Source: DESIGN §10 ("summarised on stderr at debug level").
+ * Source: docs/cli.md (`--trace`; the summary goes to stderr at debug level).
  */
 import type { TraceEvent, TraceSink } from './events.js';
 import type { Logger } from './log.js';
@@ -21,7 +21,7 @@ export function describeEvent(event: TraceEvent): string {
 
 /**
  * Wraps `inner` so every event is also logged at debug level; `inner` itself when the logger says it
- * drops debug lines (no line is built per call for nothing: issue #9 "Numbers").
+ * drops debug lines (no line is built per call for nothing).
  */
 export function withDebugSummary(inner: TraceSink, logger: Logger): TraceSink {
   if (logger.level !== undefined && logger.level !== 'debug') return inner;

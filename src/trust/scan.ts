@@ -105,9 +105,30 @@ export function scanText(text: string, where: string, context: ScanContext): Fin
 /** Characters that split a word without showing: the soft hyphen, zero-width ones, the grapheme joiner, Hangul fillers. */
 const WORD_SPLITTERS = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0]/g;
 
-/** `text` as the patterns read it: NFKC (fullwidth `Ｉgnore` is `Ignore`), word splitters removed. */
+/**
+ * Cyrillic, Greek and Armenian letters drawn like a Latin one, and that Latin letter: `іgnоrе` with
+ * Cyrillic і, о, е reads to a model as `ignore`. A subset of the Unicode confusables (UTS #39,
+ * confusables.txt) for the letters the patterns spell; NFKC leaves these alone, as they are letters
+ * of their own script.
+ */
+const LOOKALIKES: Readonly<Record<string, string>> = {
+  // Cyrillic
+  а: 'a', в: 'b', е: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', і: 'i', ј: 'j', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w', ӏ: 'l', ԍ: 'g', ѵ: 'v',
+  А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', У: 'Y', Х: 'X', Ѕ: 'S', І: 'I', Ј: 'J', Ԁ: 'D', Ԛ: 'Q', Ԝ: 'W', Ӏ: 'I', Ԍ: 'G',
+  // Greek
+  α: 'a', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x',
+  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  // Armenian
+  օ: 'o', ս: 'u', հ: 'h', ց: 'g', ք: 'f',
+};
+const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
+
+/** `text` as the patterns read it: NFKC (fullwidth `Ｉgnore` is `Ignore`), word splitters removed, lookalike letters read as the Latin ones. */
 function readable(text: string): string {
-  return text.normalize('NFKC').replace(WORD_SPLITTERS, '');
+  return text
+    .normalize('NFKC')
+    .replace(WORD_SPLITTERS, '')
+    .replace(LOOKALIKE, (char) => LOOKALIKES[char]!);
 }
 
 /** Where `text` names a tool of another server (`mail__send_email`), if it does. */

@@ -3,7 +3,7 @@
  * upstream never gives up (a server that comes back an hour later is used again); a lazy one that
  * failed {@link LAZY_MAX_ATTEMPTS} times in a row backs off to idle and starts again only when a call
  * or search needs it (docs/operations.md).
- * Source: DESIGN §11 (retried with backoff); "Exponential Backoff And Jitter" (AWS Architecture Blog, 2015).
+ * Source: docs/robustness.md (retried with backoff); "Exponential Backoff And Jitter" (AWS Architecture Blog, 2015).
  */
 
 /** Schedule parameters in ms. */

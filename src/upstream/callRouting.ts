@@ -1,6 +1,6 @@
 /**
  * Which client an upstream's request (sampling/createMessage, elicitation/create) belongs to: the
- * client whose call caused it, or nobody — never a guess (issue #8 point 2). Each request sent
+ * client whose call caused it, or nobody — never a guess. Each request sent
  * upstream for a client is tracked while it waits for its answer; the decision is {@link ownerOf}.
  *
  * The related request comes from the transport: on Streamable HTTP an upstream sends a request that
@@ -34,7 +34,7 @@ export function outsideCalls<T>(fn: () => T): T {
 export type Owner = { readonly ok: true; readonly origin: RequestOrigin } | { readonly ok: false; readonly reason: string; readonly idle?: true };
 
 /**
- * The rule (issue #8 point 2; README "Sampling and elicitation"):
+ * The rule (docs/tools.md, "Sampling, elicitation and roots"):
  * - the transport names the related call (`related` given): that call's client if the call still
  *   waits, else nobody (`'ended'`), even when another call would fit;
  * - no related call: the client of the calls waiting on this upstream when they all come from one
@@ -42,7 +42,7 @@ export type Owner = { readonly ok: true; readonly origin: RequestOrigin } | { re
  *   call can be its cause); nobody when no call waits or calls from two or more clients wait.
  *   Calls {@link RequestOrigin.parked} (held for their client's `input_required` retry, their
  *   upstream waiting on that answer) count only when no other call waits: an idle held call does not
- *   make a running call's request ambiguous (issue #9 point 6). On stdio nothing on the wire names
+ *   make a running call's request ambiguous. On stdio nothing on the wire names
  *   the related call (the legacy JSON-RPC request carries no related id), so this is the only signal.
  * Returns the origin to use (the oldest waiting call of that client), or the reason for refusing.
  */
@@ -80,7 +80,7 @@ export class CallRouter {
   /**
    * By client session: the upstream's requests to it (sampling, elicitation, roots/list) still open.
    * While one is, that client's calls on this upstream are not idle (their upstream waits on the
-   * client: a person may be answering), so their idle timeout must not end them (breaker3).
+   * client: a person may be answering), so their idle timeout must not end them.
    */
   private readonly turns = new Map<string, Turn>();
   /** Calls the gateway stopped waiting for without an answer (cancelled, timed out), with when they stop counting. */
@@ -103,7 +103,7 @@ export class CallRouter {
     return origin ? this.waitFor({ origin, router: this }, send, unanswered) : send();
   }
 
-  /** {@link track} for one pending request: an async function, not a promise chain (fewer ticks per call; issue #9 "Numbers"). */
+  /** {@link track} for one pending request: an async function, not a promise chain (fewer ticks per call). */
   private async waitFor<T>(pending: Pending, send: () => Promise<T>, unanswered?: (value: T) => boolean): Promise<T> {
     this.waiting.add(pending);
     try {

@@ -3,8 +3,8 @@
  * timeout (reset by progress), total cap, cancellation and progress; any other request with the
  * per-call timeout; failures read as outcomes; and the marker for an expired remote session. Holds
  * no state: the connection passes in its client and what it knows about itself, and keeps the
- * lifecycle (start, restart, session renewal and the one retry after it, close). Source: DESIGN
- * §11; MCP spec, Utilities › Cancellation and › Progress; Transports › Streamable HTTP › Session
+ * lifecycle (start, restart, session renewal and the one retry after it, close). Source:
+ * docs/robustness.md; MCP spec, Utilities › Cancellation and › Progress; Transports › Streamable HTTP › Session
  * management.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
@@ -15,7 +15,7 @@ import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { capIdle, capTotal } from './totalCap.js';
 import type { CallOptions, CallOutcome } from './types.js';
 
-/** Default per-call idle timeout in ms, reset by progress (the SDK's own default; DESIGN §11). */
+/** Default per-call idle timeout in ms, reset by progress (the SDK's own default; docs/robustness.md). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** Total cap on one call even while progress keeps arriving, in ms. */
 export const DEFAULT_MAX_TOTAL_MS = 600_000;
@@ -128,7 +128,7 @@ export async function sendRequest(
  * `result` without the upstream's `_meta["io.modelcontextprotocol/serverInfo"]`: toolshelf is the
  * server its clients talk to, so a forwarded result must not name the upstream as the responder (the
  * SDK stamps toolshelf's own for modern clients; MCP spec 2026-07-28, Basic › `_meta`, serverInfo;
- * breaker F4). Every other `_meta` key passes through. The same object when there is nothing to drop.
+ * `test/upstream/calls.test.ts`). Every other `_meta` key passes through. The same object when there is nothing to drop.
  */
 export function withoutServerInfo(result: Record<string, unknown>): Record<string, unknown> {
   const meta = result._meta;

@@ -1,22 +1,24 @@
 /**
- * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client and its
- * lifecycle: start-up within a time limit (whatever hangs), restarts with backoff after a crash or a
- * failed start, reconnection when a remote session expires, the rate limit on its other
- * notifications, and close. Leaves the per-call machinery (timeout, total cap, cancellation,
- * progress, outcomes) to calls.ts, the listing and throttled re-list on
- * `notifications/tools/list_changed` to relist.ts, the client's construction with the
- * sampling/elicitation relay to relay.ts, and which client's call such a request belongs to to
- * callRouting.ts (the connection tracks its calls there and connects outside any call). Knows no qualified names or exposure. An upstream failure
- * never escapes it: calls resolve to a {@link CallOutcome}. Timers use the global clock, so tests
- * drive them with fake timers. Source: DESIGN §9, §11; issue #5 items 1–3; breaker report (H2,
- * M5–M7, C5).
+ * class UpstreamConnection: one upstream MCP server seen as a client. Owns the SDK Client and the I/O
+ * of its lifecycle: start-up within a time limit (whatever hangs), restarts with backoff after a
+ * crash or a failed start, reconnection when a remote session expires, the rate limit on its other
+ * notifications, and close. Which state follows which event is decided by lifecycle.ts alone (its
+ * diagram: docs/robustness.md, "The connection's lifecycle"); this class does what each state asks.
+ * Leaves the per-call machinery (timeout, total cap, cancellation, progress, outcomes) to calls.ts,
+ * the listing and throttled re-list on `notifications/tools/list_changed` to relist.ts, the client's
+ * construction with the sampling/elicitation relay to relay.ts, and which client's call such a
+ * request belongs to to callRouting.ts (the connection tracks its calls there and connects outside
+ * any call). Knows no qualified names or exposure. An upstream failure never escapes it: calls
+ * resolve to a {@link CallOutcome}. Timers use the global clock, so tests drive them with fake timers
+ * (test/upstream/connection.test.ts, connection.faults.test.ts).
  */
 import { ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from '../catalog/types.js';
 import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
-import { backoffDelayMs, DEFAULT_BACKOFF, LAZY_MAX_ATTEMPTS, type BackoffOptions } from './backoff.js';
+import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { msUntilRetry, nextState, PENDING, startsOnUse, statusOf, type Lifecycle, type LifecycleEvent, type Transition } from './lifecycle.js';
 import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
@@ -63,7 +65,7 @@ export interface ConnectionOptions {
   /**
    * Answers the upstream's requests meant for the client (sampling/createMessage, elicitation/create).
    * When given, toolshelf declares those capabilities to the upstream; when absent it declares none
-   * (only capabilities really forwarded are advertised: issue #5 item 4).
+   * (only capabilities really forwarded are advertised: docs/tools.md, "Sampling, elicitation and roots").
    */
   readonly onServerRequest?: ServerRequestRelay;
   /** Start-up time limit in ms (default {@link DEFAULT_START_TIMEOUT_MS}). */
@@ -78,14 +80,14 @@ export interface ConnectionOptions {
   readonly random?: () => number;
   /** How to reach the server (default: {@link transportsFor} `baseDir` and `groups`). */
   readonly transports?: TransportFactory;
-  /** The catalogue cache: read at construction, written after every listing (issue #11). */
+  /** The catalogue cache: read at construction, written after every listing (docs/operations.md, "The state folder"). */
   readonly cache?: ListingStore;
   /**
    * The config's defaults for a server's `lazy` and `idleStopMs` (ms; 0 never stops), read at each
    * use so a reloaded config applies to running upstreams (default: eager).
    */
   readonly lazyDefaults?: () => { readonly lazy: boolean; readonly idleStopMs: number };
-  /** OAuth sign-in for remote upstreams (issue #10); without it remote servers get only their `headers`. */
+  /** OAuth sign-in for remote upstreams (docs/sign-in.md); without it remote servers get only their `headers`. */
   readonly auth?: UpstreamAuth;
   /** Told of every stdio process group, so the groups end even if the gateway is killed (set by the pool). */
   readonly groups?: GroupRegistry;
@@ -95,8 +97,9 @@ export interface ConnectionOptions {
 export class UpstreamConnection {
   /** The upstream's tools as last listed, verbatim. Kept while the upstream is down. */
   tools: readonly UpstreamTool[] = [];
-  status: UpstreamStatus = 'starting';
-  /** Why the upstream is down or failed, for messages and summaries. */
+  /** Where the connection is in its life; changed only by {@link move} (lifecycle.ts). */
+  private state: Lifecycle = PENDING;
+  /** Why the upstream last failed, for messages and summaries; kept once it is up again (read only while it is not). */
   lastError = '';
   /** The `instructions` of the upstream's last initialize result, if any, cleaned (`trust/clean.ts`). Kept while it is down. */
   instructions: string | undefined;
@@ -108,22 +111,15 @@ export class UpstreamConnection {
   private transport: Transport | undefined;
   /** Transports being ended in the background, awaited by close(). */
   private readonly ending = new Map<Transport, Promise<void>>();
-  private attempt = 0;
-  private retryAt = 0;
-  private upSince = 0;
+  /** The restart of the `retrying` state, armed on entering it and cleared on leaving it ({@link move}). */
   private retryTimer: NodeJS.Timeout | undefined;
-  /**
-   * A lazy upstream that failed {@link LAZY_MAX_ATTEMPTS} times in a row: no retry is scheduled, and
-   * the next call or search that needs it starts it once more (backoff.ts).
-   */
-  private backedOff = false;
   private renewing: Promise<Client | undefined> | undefined;
   /** Counts start attempts; a step of an abandoned attempt (timed out, closed) sees a newer number and changes nothing. */
   private generation = 0;
   /** Ends the start in progress at once (for close()). */
   private abandonStart: ((reason: Error) => void) | undefined;
   private readonly stderrTail = new StderrTail();
-  /** Requests waiting on this upstream for a client, to route its sampling and elicitation (issue #8 point 2). */
+  /** Requests waiting on this upstream for a client, to route its sampling and elicitation (docs/tools.md, "Sampling, elicitation and roots"). */
   private readonly calls: CallRouter;
   /** The gateway's relay of this upstream's requests to clients, each counted as its client's turn (undefined: none relayed). */
   private readonly relay: ServerRequestRelay | undefined;
@@ -131,13 +127,13 @@ export class UpstreamConnection {
   private readonly relister: Relister;
   /** Capabilities from the cache, reported while the upstream is stopped. */
   private cachedCapabilities: Record<string, unknown> | undefined;
-  /** The protocol era this upstream speaks, from the cache or the last connect (issue #9 point 4). */
+  /** The protocol era this upstream speaks, from the cache or the last connect (docs/protocol-eras.md, "Upstreams of either era"). */
   private verdict: EraVerdict | undefined;
-  /** When {@link verdict} was probed and the server's name and version then (it expires: issue #9 point 4). */
+  /** When {@link verdict} was probed and the server's name and version then (it expires: docs/protocol-eras.md). */
   private stamp: VerdictStamp | undefined;
-  /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; issue #9 point 3). */
+  /** The resource URIs subscribed for clients, kept across restarts (a modern upstream: one listen stream; docs/tools.md, "Resource subscriptions and log messages"). */
   private readonly resources = new ResourceSubscriptions(
-    () => (this.status === 'ready' ? this.client : undefined),
+    () => (this.state.kind === 'ready' ? this.client : undefined),
     (error) => this.options.logger.debug(`upstream "${this.key}": subscribing resources again: ${this.said(error)}`),
   );
   /** Whether the tools came from the cache and no listing has confirmed them yet. */
@@ -153,11 +149,11 @@ export class UpstreamConnection {
   /** Calls and requests under way; an idle lazy upstream is stopped only when none is. */
   private readonly idle = new IdleStop({
     idleMs: () => (this.lazy ? this.idleStopMs : 0),
-    ready: () => this.status === 'ready',
+    ready: () => this.state.kind === 'ready',
     stop: () => this.stopIdle(),
   });
   private readonly authProvider: ReturnType<UpstreamAuth['providerFor']>;
-  /** The needs-sign-in state of an OAuth upstream (issue #10). */
+  /** The needs-sign-in state of an OAuth upstream (docs/sign-in.md). */
   private readonly signIn: SignInGate | undefined;
 
   constructor(
@@ -182,7 +178,7 @@ export class UpstreamConnection {
       logger: options.logger,
       said: (error) => this.said(error),
       listTimeoutMs: () => this.startTimeoutMs(),
-      readyClient: () => (this.status === 'ready' ? this.client : undefined),
+      readyClient: () => (this.state.kind === 'ready' ? this.client : undefined),
       tools: () => this.tools,
       setTools: (tools) => {
         this.tools = tools;
@@ -205,12 +201,30 @@ export class UpstreamConnection {
     return this.listedLive ? 'live' : 'cache';
   }
 
+  /** The lifecycle state as inspect, the dashboard, summaries and traces read it (lifecycle.ts `statusOf`). */
+  get status(): UpstreamStatus {
+    return statusOf(this.state);
+  }
+
+  /**
+   * Moves the lifecycle on `event` (lifecycle.ts `nextState`) under the policy of the moment: the
+   * config's `lazy` is read at each use, and a retiring connection is not retried. The retry timer
+   * belongs to the `retrying` state, so leaving that state clears it. A refused event changes nothing.
+   */
+  private move(event: LifecycleEvent): Transition {
+    const step = nextState(this.state, event, { lazy: this.lazy, retry: this.options.retry !== false && !this.retiring, backoff: this.options.backoff ?? DEFAULT_BACKOFF });
+    if (!step.ok) return step;
+    if (this.state.kind === 'retrying' && step.state !== this.state) clearTimeout(this.retryTimer);
+    this.state = step.state;
+    return step;
+  }
+
   /** The protocol era this upstream speaks, once a connect or the cache told it. */
   get era(): EraVerdict['era'] | undefined {
     return this.verdict?.era;
   }
 
-  /** Whether this upstream starts on first use and stops when idle (issue #11 point 2). */
+  /** Whether this upstream starts on first use and stops when idle (docs/configuration.md, `lazy`). */
   get lazy(): boolean {
     return this.server.lazy ?? this.options.lazyDefaults?.().lazy ?? false;
   }
@@ -237,9 +251,9 @@ export class UpstreamConnection {
     if (this.verdict && cached.eraCheckedAt) this.stamp = { eraCheckedAt: cached.eraCheckedAt, ...(cached.eraServerInfo ? { eraServerInfo: cached.eraServerInfo } : {}) };
     else if (cached.era) this.options.logger.debug(`upstream "${this.key}": the cached ${cached.era} verdict is over 7 days old (or unstamped); probing its era again`);
     this.fromCache = true;
-    if (this.lazy) this.status = 'idle';
-    else if (gate) this.holdStart(gate);
-    else void this.start();
+    if (this.lazy) this.move({ type: 'rest' });
+    else if (!gate) void this.start();
+    else if (this.move({ type: 'hold' }).ok) this.holdStart(gate);
     return Promise.resolve();
   }
 
@@ -277,7 +291,7 @@ export class UpstreamConnection {
       this.releaseHeld?.();
       await waited;
     }
-    if (this.status === 'idle' || this.backedOff) await this.start();
+    if (startsOnUse(this.state)) await this.start();
   }
 
   /**
@@ -287,7 +301,7 @@ export class UpstreamConnection {
    */
   reconfigure(server: ServerConfig): void {
     this.server = server;
-    if (this.status === 'idle' && !this.lazy) void this.start();
+    if (this.state.kind === 'idle' && !this.lazy) void this.start();
     else this.idle.touch();
   }
 
@@ -309,13 +323,13 @@ export class UpstreamConnection {
 
   /**
    * Ends this upstream once the calls and requests under way have ended (a config reload replaced or
-   * removed its entry: issue #11 point 3), at most `graceMs` later; no new use reaches it (the pool no
-   * longer routes to it) and it is not restarted meanwhile. Cutting a call in flight answered it
-   * "the connection closed during the call" (breaker4).
+   * removed its entry), at most `graceMs` later; no new use reaches it (the pool no longer routes to
+   * it) and it is not restarted meanwhile. Cutting a call in flight would answer it "the connection
+   * closed during the call" (test/e2e/reload.e2e.test.ts).
    */
   async retire(graceMs: number): Promise<void> {
     this.retiring = true;
-    clearTimeout(this.retryTimer);
+    this.move({ type: 'retire' });
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle.unused(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
@@ -327,7 +341,7 @@ export class UpstreamConnection {
    * next); does nothing in any other state.
    */
   warm(): void {
-    if (this.status === 'idle' || this.backedOff) void this.start();
+    if (startsOnUse(this.state)) void this.start();
     else {
       this.releaseHeld?.();
       this.idle.touch();
@@ -347,8 +361,8 @@ export class UpstreamConnection {
 
   /** Stops a lazy upstream nobody used for its idle time; its tools stay served from the last listing. */
   private stopIdle(): void {
+    if (!this.move({ type: 'idleStop', now: Date.now() }).ok) return;
     this.options.logger.info(`upstream "${this.key}" stopped after ${this.idleStopMs} ms unused; it starts again on first use`);
-    this.status = 'idle';
     this.cachedCapabilities = this.client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.endClient();
   }
@@ -387,7 +401,7 @@ export class UpstreamConnection {
    * is ended in the background, so this never waits past the start timeout for it; close() ends it
    * at once. Tools that differ from before (the first listing too) are announced with
    * `onToolsChanged`. A failure with the cause last reported is logged at debug, so one that keeps
-   * failing the same way (a missing command, a refused port) is reported once (issue #8 point 9).
+   * failing the same way (a missing command, a refused port) is reported once (docs/robustness.md).
    * Runs outside any client call, so nothing it connects is taken for a call's stream.
    */
   start(): Promise<void> {
@@ -397,8 +411,7 @@ export class UpstreamConnection {
   }
 
   private async startNow(): Promise<void> {
-    if (this.isClosed()) return;
-    this.status = 'starting';
+    if (!this.move({ type: 'start' }).ok) return;
     const timeoutMs = this.startTimeoutMs();
     const generation = ++this.generation;
     const before = fingerprint(this.tools);
@@ -410,30 +423,30 @@ export class UpstreamConnection {
           .then(resolve, reject)
           .finally(() => clearTimeout(timer));
       });
-      if (this.isClosed()) return this.endClient();
-      this.status = 'ready';
-      this.backedOff = false;
-      this.upSince = Date.now();
+      if (!this.move({ type: 'started', now: Date.now() }).ok) return this.endClient();
       this.resources.resume();
       this.saveListing();
       this.stderrTail.markUp();
       if (this.signIn && isRemote(this.server)) void this.options.auth?.rememberTools(this.key, this.server, this.tools);
       if (changedSince(before, this.tools)) this.options.onToolsChanged(this.key);
-      // A list_changed that came while the first listing was in flight is re-listed now (issue #8 point 4).
+      // A list_changed that came while the first listing was in flight is re-listed now (docs/robustness.md).
       this.relister.resume();
       this.idle.touch();
     } catch (error) {
-      if (this.isClosed()) return;
+      const was = this.state;
+      // Closed meanwhile: nothing to report or retry.
+      if (was.kind !== 'starting') return;
       if (this.signIn && signInFailure(error)) return this.needSignIn(true);
       // Each step of a start gets what is left of the start timeout, so any timeout here is that one: named, so it can be raised.
       const failure = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? new Error(`did not finish starting within ${timeoutMs / 1000} s (startTimeoutMs)`) : error;
       this.lastError = describeFailure(failure, isRemote(this.server) ? { url: this.server.url } : { stderrQuote: this.stderrTail.quote() });
-      this.status = this.tools.length > 0 && !this.fromCache ? 'down' : 'failed';
+      const now = Date.now();
+      const step = this.move({ type: 'startFailed', wasUp: this.tools.length > 0 && !this.fromCache, now, jitter: this.jitter() });
       const repeated = this.lastError === this.lastWarned;
-      const note = repeated || this.options.retry === false || this.backedOff ? '' : ' (retried with backoff; logged again only if the cause changes)';
-      this.report(this.attempt === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
+      const note = repeated || this.options.retry === false || was.backedOff ? '' : ' (retried with backoff; logged again only if the cause changes)';
+      this.report(was.failures === 0 ? 'error' : 'warn', `upstream "${this.key}" failed to start: ${this.lastError}${note}`, this.lastError);
       this.endClient();
-      this.scheduleRestart(repeated);
+      this.afterFailure(step, now, repeated);
     } finally {
       // A step of this attempt still under way (after a timeout or close()) now changes nothing.
       this.abandonStart = undefined;
@@ -449,7 +462,7 @@ export class UpstreamConnection {
   /**
    * `error` in words fit for a log line: a remote upstream's URL left out as in its start failure
    * (fetch quotes a URL with credentials whole, user, password, query and all, and debug lines
-   * printed them; breaker2 on 995fe7f), a stdio upstream's message as it is.
+   * printed them: test/e2e/debugSecrets.e2e.test.ts), a stdio upstream's message as it is.
    */
   private said(error: unknown): string {
     return describeFailure(error, isRemote(this.server) ? { url: this.server.url } : {});
@@ -496,7 +509,7 @@ export class UpstreamConnection {
   /**
    * Connects a new Client over `candidate()` in the upstream's era: the cached verdict as `prior`
    * (no probe), else as the entry's `protocol` says (era.ts). A stdio child that exits on the probe
-   * is a legacy server: it is spawned once more and connected with `{ kind: 'legacy' }` (issue #9 point 4).
+   * is a legacy server: it is spawned once more and connected with `{ kind: 'legacy' }` (docs/protocol-eras.md).
    * Records the verdict. @throws what the connect throws.
    */
   private async connectInEra(candidate: () => Transport, generation: number, deadline: number): Promise<Client> {
@@ -523,7 +536,7 @@ export class UpstreamConnection {
     const prior = priorFor(setting, this.verdict);
     let client = await openInEra(prior);
     // A server that now gives another name or version than when its legacy verdict was probed may have
-    // gained the 2026-07-28 revision: probe it now rather than in 7 days (issue #9 point 4).
+    // gained the 2026-07-28 revision: probe it now rather than in 7 days (docs/protocol-eras.md).
     if (prior?.kind === 'legacy' && serverChanged(this.stamp, client.getServerVersion()) && this.isCurrent(generation)) {
       this.options.logger.debug(`upstream "${this.key}" is now ${client.getServerVersion()?.version}; probing its era again`);
       this.endClient();
@@ -539,7 +552,7 @@ export class UpstreamConnection {
 
   /**
    * Logs `message` at `level` unless `cause` is the one last reported, which goes to debug: a crash
-   * loop or a server that keeps failing the same way says so once, not on every retry (issue #8 point 9).
+   * loop or a server that keeps failing the same way says so once, not on every retry (docs/robustness.md).
    */
   private report(level: 'error' | 'warn', message: string, cause: string): void {
     this.options.logger[cause === this.lastWarned ? 'debug' : level](message);
@@ -558,7 +571,7 @@ export class UpstreamConnection {
    * modern call's own stream); which request it belongs to is decided as for sampling (callRouting.ts).
    * One sent while no client's request waits is the upstream's own, passed to every legacy session;
    * one that could be either of two clients' is dropped (undefined), as their sampling is refused:
-   * passed to every session, one client's call's line reached the other (breaker3).
+   * passed to every session, one client's call's line would reach the other (test/e2e/modernNotify.e2e.test.ts).
    */
   private withOwner(notification: UpstreamNotification): UpstreamNotification | undefined {
     if (notification.method !== 'notifications/message') return notification;
@@ -580,56 +593,60 @@ export class UpstreamConnection {
   }
 
   private onClosed(client: Client): void {
-    if (client !== this.client || this.status !== 'ready') return;
-    this.status = 'down';
+    if (client !== this.client) return;
+    const now = Date.now();
+    const step = this.move({ type: 'crashed', now, jitter: this.jitter() });
+    // Not up (a start or a close ended it): nothing crashed.
+    if (!step.ok) return;
     this.calls.forgetAbandoned();
     const endedBy = (this.transport as Partial<ChildStdioTransport> | undefined)?.endedBy ?? 'exited';
     const quote = this.stderrTail.quote();
     // What it printed while up may quote a client's call (a path, a query): the log gets it; the reason
-    // every client and the shared instance's status lines are told does not (breaker5).
+    // every client and the shared instance's status lines are told does not (test/e2e/shared.e2e.test.ts).
     this.lastError = `the server ${endedBy}`;
-    if (Date.now() - this.upSince >= (this.options.backoff ?? DEFAULT_BACKOFF).resetAfterMs) {
-      this.attempt = 0;
-      this.lastWarned = undefined;
-    }
+    // Up long enough for the failure count to start over: the same cause is worth a warning again.
+    if (step.recovered) this.lastWarned = undefined;
     const logged = `${this.lastError}${quote ? `: ${quote}` : ''}`;
     this.report('warn', `upstream "${this.key}" disconnected; ${logged}`, logged);
     this.endClient();
-    this.scheduleRestart(false);
+    this.afterFailure(step, now, false);
   }
 
   /**
-   * Schedules the next start with backoff; `quiet` logs the schedule at debug level (a repeated
-   * configuration problem). A one-shot command schedules nothing; a lazy upstream at its
-   * {@link LAZY_MAX_ATTEMPTS}th failure in a row backs off to idle instead, saying so once.
+   * Does what the transition after a failure at `now` asks: a `retrying` state's restart is armed and
+   * logged (at debug when `quiet`: a cause already reported), a lazy upstream backing off says so once
+   * (docs/operations.md, "Retries and lazy back-off"); a one-shot command's or a retiring connection's
+   * failure schedules nothing.
    */
-  private scheduleRestart(quiet: boolean): void {
-    if (this.retiring || this.options.retry === false) return;
-    this.attempt += 1;
-    if (this.lazy && this.attempt >= LAZY_MAX_ATTEMPTS) {
-      if (!this.backedOff) this.options.logger.warn(`upstream "${this.key}" failed ${this.attempt} times in a row; as a lazy upstream it is no longer retried, and starts again when a call or search needs it`);
-      this.backedOff = true;
-      clearTimeout(this.retryTimer);
-      return;
+  private afterFailure(step: Transition, now: number, quiet: boolean): void {
+    if (!step.ok) return;
+    const state = step.state;
+    if (state.kind === 'backedOff' && step.backingOff) {
+      this.options.logger.warn(`upstream "${this.key}" failed ${state.failures} times in a row; as a lazy upstream it is no longer retried, and starts again when a call or search needs it`);
     }
-    const delay = backoffDelayMs(this.attempt, (this.options.random ?? Math.random)(), this.options.backoff ?? DEFAULT_BACKOFF);
-    this.retryAt = Date.now() + delay;
-    this.options.logger[quiet ? 'debug' : 'info'](`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${this.attempt})`);
+    if (state.kind !== 'retrying') return;
+    const delay = state.retryAt - now;
+    this.options.logger[quiet ? 'debug' : 'info'](`upstream "${this.key}" will be retried in ${(delay / 1000).toFixed(1)} s (attempt ${state.failures})`);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.restart(), delay);
     this.retryTimer.unref();
   }
 
+  /** A jitter in [0, 1) for the backoff schedule (the `random` option in tests). */
+  private jitter(): number {
+    return (this.options.random ?? Math.random)();
+  }
+
   private async restart(): Promise<void> {
     await this.start();
-    if (this.status === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${counted(this.tools.length, 'tool')}`);
+    if (this.state.kind === 'ready') this.options.logger.info(`upstream "${this.key}" is back with ${counted(this.tools.length, 'tool')}`);
   }
 
   /** What the upstream declared at initialize; undefined while it is not connected. */
   get capabilities(): Record<string, unknown> | undefined {
     // Starting from the cache: what it had, so a client that connects meanwhile is offered the same (its requests wait for the start).
     if (this.status === 'idle' || (this.status === 'starting' && this.fromCache)) return this.cachedCapabilities;
-    return this.status === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
+    return this.state.kind === 'ready' ? (this.client?.getServerCapabilities() as Record<string, unknown> | undefined) : undefined;
   }
 
   /**
@@ -638,9 +655,9 @@ export class UpstreamConnection {
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
   callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
-    const ready = this.status === 'ready' && this.renewing === undefined ? this.client : undefined;
+    const ready = this.state.kind === 'ready' && this.renewing === undefined ? this.client : undefined;
     const direct = ready && directTransport(ready);
-    // Not through an async function: the direct path is the one every stdio call takes (issue #9 "Numbers").
+    // Not through an async function: the direct path is the one every stdio call takes (docs/benchmarks.md, proxy overhead).
     return ready && direct ? this.callDirect(ready, direct, name, args, options) : this.callGeneral(name, args, options);
   }
 
@@ -667,7 +684,7 @@ export class UpstreamConnection {
   /**
    * A call on a ready 2025-era stdio connection, sent beside the SDK Client (directCall.ts). Nothing
    * of the general path applies to it: no start to wait for, no remote session to renew, no sign-in;
-   * it is counted in use and routed for the upstream's requests as any call (issue #9 "Numbers").
+   * it is counted in use and routed for the upstream's requests as any call (docs/benchmarks.md, proxy overhead).
    */
   private async callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     this.idle.begin();
@@ -688,12 +705,12 @@ export class UpstreamConnection {
    * undefined when it does not. Resolves true once signed in (the connection then starts again).
    */
   signInNow(): Promise<boolean> | undefined {
-    return this.status === 'needs_sign_in' ? this.signIn?.signInNow() : undefined;
+    return this.state.kind === 'needsSignIn' ? this.signIn?.signInNow() : undefined;
   }
 
-  /** Final 401/403 or no credentials: wait for sign-in, no restart loop (issue #10 item 4). The tools last listed stay. */
+  /** Final 401/403 or no credentials: wait for sign-in, no restart loop (docs/sign-in.md). The tools last listed stay. */
   private needSignIn(onStart: boolean): void {
-    this.status = 'needs_sign_in';
+    if (!this.move({ type: onStart ? 'startRefused' : 'callRefused' }).ok) return;
     this.endClient();
     this.signIn!.enter(onStart);
     this.lastError = this.signIn!.message();
@@ -728,7 +745,7 @@ export class UpstreamConnection {
   /** Runs `op` on the ready client (after a renewal in progress); on an expired session, renews it and runs `op` once more. Undefined when unavailable. */
   private async withRenewal<T>(op: (client: Client) => Promise<T | typeof SESSION_EXPIRED>): Promise<T | typeof SESSION_EXPIRED | undefined> {
     const client = this.renewing ? await this.renewing : this.client;
-    if (!client || this.status !== 'ready') return undefined;
+    if (!client || this.state.kind !== 'ready') return undefined;
     const first = await op(client);
     if (first !== SESSION_EXPIRED) return first;
     const renewed = await this.renewSession(client);
@@ -738,32 +755,32 @@ export class UpstreamConnection {
   /** Replaces a remote connection whose session the server forgot; concurrent callers share one reconnection. */
   private renewSession(expired: Client): Promise<Client | undefined> {
     if (this.renewing) return this.renewing;
-    if (this.client !== expired) return Promise.resolve(this.status === 'ready' ? this.client : undefined);
+    if (this.client !== expired) return Promise.resolve(this.state.kind === 'ready' ? this.client : undefined);
     this.renewing = (async () => {
       this.options.logger.info(`upstream "${this.key}": session expired; reconnecting`);
       this.endClient();
       await this.start();
       this.renewing = undefined;
-      return this.status === 'ready' ? this.client : undefined;
+      return this.state.kind === 'ready' ? this.client : undefined;
     })();
     return this.renewing;
   }
 
   private unavailable(): CallOutcome {
-    if (this.status === 'needs_sign_in' && this.signIn) return { kind: 'unavailable', reason: this.signIn.message() };
+    if (this.state.kind === 'needsSignIn' && this.signIn) return { kind: 'unavailable', reason: this.signIn.message() };
     if (this.status === 'starting') return { kind: 'unavailable', reason: `${this.lastError || 'it is starting'}; it is restarting now` };
     const retryInMs = this.retryInMs();
     return { kind: 'unavailable', reason: this.lastError || this.status, ...(retryInMs !== undefined ? { retryInMs } : {}) };
   }
 
+  /** In how many ms the scheduled restart comes; undefined when none is scheduled. */
   private retryInMs(): number | undefined {
-    if (this.backedOff) return undefined;
-    return this.status === 'down' || this.status === 'failed' ? Math.max(0, this.retryAt - Date.now()) : undefined;
+    return msUntilRetry(this.state, Date.now());
   }
 
   /** Re-reads the status after an await (close() may have run meanwhile). */
   private isClosed(): boolean {
-    return this.status === 'closed';
+    return this.state.kind === 'closed';
   }
 
   /** Synchronous last resort at process exit: kill every stdio process group this connection started. */
@@ -773,8 +790,7 @@ export class UpstreamConnection {
 
   /** Stops retries and ends the upstream (its whole process group for stdio); resolves once every process is gone. */
   async close(): Promise<void> {
-    this.status = 'closed';
-    clearTimeout(this.retryTimer);
+    this.move({ type: 'close' });
     this.idle.close();
     this.relister.close();
     this.resources.close();

@@ -7,8 +7,8 @@
  * connection the request carries the Client's `_meta` envelope, a plain text result is taken as
  * it is, and any other result (an `input_required` round, structured content…) goes on in the
  * Client's own engine (sdkResume.ts). The outcome is the one {@link sendToolCall} gives for the same
- * exchange; only the path is shorter (issue #9 "Numbers"). Source: MCP spec, Utilities ›
- * Cancellation and › Progress; 2026-07-28 Server › Tools (`resultType`); DESIGN §11.
+ * exchange; only the path is shorter. Source: MCP spec, Utilities ›
+ * Cancellation and › Progress; 2026-07-28 Server › Tools (`resultType`); docs/robustness.md.
  */
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../lib/plainObject.js';

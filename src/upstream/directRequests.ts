@@ -2,10 +2,10 @@
  * Requests toolshelf sends on a stdio upstream's transport beside its SDK Client: a plain
  * `tools/call` to a 2025-era upstream (calls.ts `sendDirectToolCall`) skips the Client's request
  * machinery (codec, schema parse of every response, per-request abort plumbing), most of what an
- * upstream call costs the gateway (issue #9 "Numbers": proxy overhead per call). Their ids are
+ * upstream call costs the gateway (proxy overhead per call). Their ids are
  * negative integers, which the SDK Client (counting up from 0) never uses; their responses and
  * progress notifications are taken here and never reach the Client, and are handed on exactly as the
- * Client would hand them (its id matching, schema parse and 2025 codec; breaker report on 600a158).
+ * Client would hand them (its id matching, schema parse and 2025 codec).
  * Source: JSON-RPC 2.0 §4, §5 (an id is a string or a number); MCP spec, Utilities › Progress (the
  * token is the caller's choice).
  */

@@ -3,7 +3,7 @@
  * (legacy) or the 2026-07-28 revision (modern, `server/discover`). The verdict is negotiated by the
  * v2 Client's `versionNegotiation: { mode: 'auto' }` probe on the first start and then kept in the
  * catalogue cache record (listingCache.ts), so later starts connect with `connect(transport, { prior })`
- * and send no probe. Pure: no I/O. Source: issue #9 point 4; SDK docs/protocol-versions.md and
+ * and send no probe. Pure: no I/O. Source: docs/protocol-eras.md; SDK docs/protocol-versions.md and
  * docs/advanced/gateway.md (`PriorDiscovery`).
  */
 import { SdkError, SdkErrorCode, type ClientOptions, type DiscoverResult, type Implementation, type PriorDiscovery } from '@modelcontextprotocol/client';
@@ -22,7 +22,7 @@ export type EraVerdict = { readonly era: 'legacy' } | { readonly era: 'modern'; 
  * revision must be noticed without the user clearing the cache; one probe a week per server costs a
  * round trip (or, for a 2025-only stdio server that stays silent, up to {@link STDIO_PROBE_TIMEOUT_MS})
  * and keeps every other start free of it. A version change is noticed sooner ({@link serverChanged}).
- * Source: issue #9 point 4 (cached verdicts expire).
+ * Source: docs/protocol-eras.md (cached verdicts expire).
  */
 export const ERA_VERDICT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 

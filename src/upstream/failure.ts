@@ -2,14 +2,14 @@
  * A failed start in words a user can act on: the error with every cause under it (Node's fetch
  * throws a bare "fetch failed" whose `cause` says `connect ECONNREFUSED 127.0.0.1:9`), prefixed for a
  * remote upstream by its host, and followed for a stdio upstream by the stderr line worth quoting.
- * Pure. Source: issue #8 point 9 (a remote failure named neither the host nor the cause).
+ * Pure. Source: docs/robustness.md (a remote failure named neither the host nor the cause).
  */
 import { printableLine } from '../lib/printable.js';
 
 /**
  * Longest failure description, in characters: an upstream's own error message (an initialize refused
  * with 3 MB that cleared the screen) went whole and raw into the log, every client's call answers and
- * the shared instance's status lines (breaker5).
+ * the shared instance's status lines.
  */
 export const MAX_FAILURE_CHARS = 1000;
 
@@ -52,7 +52,7 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EH
 /**
  * Whether `error` (or a cause under it, or an inner error of an AggregateError) says the host could
  * not be reached at all: then another transport to the same URL (SSE after Streamable HTTP) can only
- * fail the same way, and its error would hide this one (newcomer report: `SSE error: TypeError: fetch
+ * fail the same way, and its error would hide this one (`SSE error: TypeError: fetch
  * failed…` was quoted for a refused port). Never throws.
  */
 export function isUnreachable(error: unknown): boolean {
@@ -128,7 +128,7 @@ export function secretValues(...environments: readonly (Readonly<Record<string, 
 /**
  * A stdio server's `args` as name → value, for {@link secretValues}: `--api-key=sk-…` and `--api-key
  * sk-…` give `api-key`, `GITHUB_TOKEN=ghp-…` (an `env`-style launcher) gives `GITHUB_TOKEN`. A token
- * passed as an argument was never masked, only one in a variable (breaker5). Later flags of one name win.
+ * passed as an argument was never masked, only one in a variable. Later flags of one name win.
  */
 export function argumentValues(args: readonly string[] | undefined): Record<string, string> {
   const values: Record<string, string> = {};
@@ -144,8 +144,8 @@ export function argumentValues(args: readonly string[] | undefined): Record<stri
 /**
  * `text` (a line a stdio upstream wrote to stderr) with each of `secrets` replaced by `<redacted>`:
  * a server that echoes its token as it fails ("invalid API key sk-…") had it quoted in the log, in
- * the call answers of every client and in the shared instance's status lines (breaker5; DESIGN
- * standards: credentials never appear in logs or errors).
+ * the call answers of every client and in the shared instance's status lines (docs/architecture.md,
+ * "Trust model": credentials never appear in logs or errors).
  */
 export function withoutSecrets(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -1,5 +1,5 @@
 /**
- * The idle stop of a lazy upstream (issue #11 point 2): the calls and requests under way are
+ * The idle stop of a lazy upstream: the calls and requests under way are
  * counted, and once none is and the upstream has been unused for its idle time, it is stopped (it
  * starts again on first use). Holds the count and the timer only; the connection says when it may
  * stop and does the stopping.

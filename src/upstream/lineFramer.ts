@@ -2,7 +2,7 @@
  * Splits a child's byte stream (stdout or stderr) into lines with a hard cap per line, so a hostile
  * or broken server can never make the gateway buffer without bound. A line over the cap is dropped
  * whole and reported with its size and its first and last bytes (enough to find a JSON-RPC `id`).
- * Knows nothing of JSON or MCP. Source: issue #5 item 3 (results over the stdio message limit,
+ * Knows nothing of JSON or MCP. Source: docs/robustness.md (results over the stdio message limit,
  * megabytes of stderr).
  */
 

@@ -3,8 +3,8 @@
  * is dropped with a reason naming it, the others stay verbatim (unknown fields kept). A hostile
  * listing stays bounded: at most {@link MAX_PAGES} pages and {@link MAX_TOOLS} tools, no page asked
  * for after a deadline, and its warnings summarised in a few lines however many tools were dropped.
- * Source: MCP spec, Server features › Tools › Listing tools; issue #2 (SDK listTools rejects the whole
- * list for one bad tool and strips unknown fields); breaker report M6 (1,000 pages × 2,000 repeated
+ * Source: MCP spec, Server features › Tools › Listing tools; docs/robustness.md (the SDK's listTools rejects
+ * the whole list for one bad tool and strips unknown fields); `test/upstream/listTools.test.ts` (1,000 pages × 2,000 repeated
  * names: 1,998,000 warning lines and a start-up past its timeout).
  */
 import type { UpstreamTool } from '../catalog/types.js';

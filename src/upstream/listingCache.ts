@@ -8,12 +8,12 @@
  * toolshelf's own keys (exposure, keywords, timeouts) change nothing upstream and keep the cache.
  * Loading a file refreshes its mtime, which is how the state folder's pruning tells a file in use
  * (docs/operations.md). The record also keeps the
- * upstream's protocol era verdict (era.ts, issue #9 point 4) with when it was probed and the server's
+ * upstream's protocol era verdict (era.ts) with when it was probed and the server's
  * name and version then, so it expires. Written atomically, 0600.
  * A missing, unreadable, foreign or damaged file (one whose tools, instructions or capabilities are not
  * what a listing gives) is a miss, never an error. A state or `catalog/` folder, or a file, that is not
  * the user's alone (another user's, or writable by others) is not used at all, with one warning: the
- * cache is never a source of trust (docs/security.md, "Local state and environment"). Source: issue #11 point 2.
+ * cache is never a source of trust (docs/security.md, "Local state and environment"). Source: docs/operations.md.
  */
 import { join } from 'node:path';
 import type { DiscoverResult } from '@modelcontextprotocol/client';
@@ -36,9 +36,9 @@ export interface UpstreamListing extends Partial<VerdictStamp> {
   readonly instructions?: string;
   /** Capabilities from its initialize result (resources and prompts pass-through while it is stopped). */
   readonly capabilities?: Record<string, unknown>;
-  /** Protocol era verdict (era.ts): a later start connects with it as `prior` and pays no probe (issue #9 point 4). */
+  /** Protocol era verdict (era.ts): a later start connects with it as `prior` and pays no probe. */
   readonly era?: 'modern' | 'legacy';
-  /** The `server/discover` result behind a `modern` verdict (issue #9 point 4). */
+  /** The `server/discover` result behind a `modern` verdict. */
   readonly discover?: DiscoverResult;
 }
 
@@ -61,7 +61,7 @@ export interface ListingStore {
 /**
  * The era verdict in `listing`, if it holds a whole one (a `modern` era needs its discover result)
  * that is still fresh at `now` (ms; era.ts {@link isFresh}: stamped less than 7 days ago). A stale
- * verdict is no verdict: the next connect probes again and stamps what it finds (issue #9 point 4).
+ * verdict is no verdict: the next connect probes again and stamps what it finds.
  */
 export function cachedVerdict(listing: UpstreamListing, now = Date.now()): EraVerdict | undefined {
   if (!isFresh(listing, now)) return undefined;
@@ -157,7 +157,7 @@ export class ListingCache implements ListingStore {
  * listing would keep (listTools.ts {@link parseToolsPage}: an object with a name and an object
  * inputSchema, no duplicate; a non-string description removed as there), `instructions` a string and
  * `capabilities` an object when present. A damaged file served as a listing crashed the gateway at
- * start (`"tools": [null]`, `"instructions": 7`: breaker4).
+ * start (`"tools": [null]`, `"instructions": 7`).
  */
 function asListing(record: unknown): ListingRecord | undefined {
   if (typeof record !== 'object' || record === null) return undefined;

@@ -4,7 +4,7 @@
  * notification (log messages, resource updates) passes at most {@link MAX_PER_SECOND} a second, and
  * while some are dropped one log message a second says how many. Tool `list_changed` never comes
  * here (the connection re-lists instead). Timers use the global clock, so tests drive them with
- * fake timers. Source: breaker report M7 (100,000 `notifications/message` forwarded: gateway RSS
+ * fake timers. Source: `test/upstream/notificationGate.test.ts` (100,000 `notifications/message` forwarded: gateway RSS
  * ~500 MB, other calls stalled); MCP spec, Utilities › Logging (servers should rate-limit messages).
  */
 
@@ -14,7 +14,7 @@ import type { RequestOrigin } from './types.js';
 export interface UpstreamNotification {
   readonly method: string;
   readonly params?: Record<string, unknown>;
-  /** The request it was sent during, when that is known and its client takes it alone (a log message; issue #9 point 3). */
+  /** The request it was sent during, when that is known and its client takes it alone (a log message). */
   readonly origin?: RequestOrigin;
 }
 

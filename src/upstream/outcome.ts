@@ -1,7 +1,7 @@
 /**
  * How a failed upstream request reads as a {@link CallOutcome}, which failures happened before the
- * request left the gateway, and which mean a remote session expired. Pure: the connection passes in what it knows about the call. Source: STYLE §3
- * (ok | timeout | unavailable | cancelled | upstream_error); MCP spec, Transports › Streamable HTTP ›
+ * request left the gateway, and which mean a remote session expired. Pure: the connection passes in what it knows about the call. Outcome kinds
+ * (ok | timeout | unavailable | cancelled | upstream_error): `types.ts`. Source: MCP spec, Transports › Streamable HTTP ›
  * Session management (HTTP 404 for an unknown session).
  */
 import { ProtocolError, SdkErrorCode, SdkError, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
@@ -54,7 +54,7 @@ export function notSentReason(error: unknown): string | undefined {
 }
 
 /**
- * Whether a failure means the upstream needs the user to sign in (issue #10 item 4): the provider's
+ * Whether a failure means the upstream needs the user to sign in: the provider's
  * `NeedsSignInError` (matched by name: `upstream/` does not import `auth/`), the SDK's
  * `UnauthorizedError`, or a final HTTP 401/403 after the SDK's own refresh or step-up. Looks through
  * `cause`. `stepUpScope` is set when more scope was asked for (a 403 `insufficient_scope`).

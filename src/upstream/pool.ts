@@ -2,7 +2,7 @@
  * class UpstreamPool: every configured upstream, started in parallel with failures isolated, and one
  * "tools changed" callback for all of them. Knows no catalogue. Start-up waits at most the start
  * timeout for the slowest upstream: `options.startTimeoutMs`, else the environment variable
- * `TOOLSHELF_START_TIMEOUT_MS` (a positive integer, in ms), else 30 s. Source: DESIGN §11, §13.
+ * `TOOLSHELF_START_TIMEOUT_MS` (a positive integer, in ms), else 30 s. Source: docs/robustness.md, docs/benchmarks.md.
  */
 import type { UpstreamTool } from '../catalog/types.js';
 import type { ServerConfig } from '../config/types.js';
@@ -50,7 +50,7 @@ export interface Reconciled {
  * catalogue's own keys (exposure, per-tool rules, prefix, schemas), which a shelf rebuild applies,
  * and toolshelf's own limits (timeouts, instructions budget, lazy start and idle stop), which the
  * connection reads at each use. Raising `timeoutMs` restarted the upstream and lost its state (an
- * open browser, an in-memory store: breaker4).
+ * open browser, an in-memory store).
  */
 function upstreamPart(server: ServerConfig): string {
   const { exposure: _e, tools: _t, prefix: _p, schemas: _s, timeoutMs: _to, maxTotalMs: _mt, startTimeoutMs: _st, instructionsBytes: _ib, lazy: _l, idleStopMs: _is, ...rest } = server;
@@ -65,7 +65,7 @@ export class UpstreamPool {
   /** Connections a reload removed or replaced, ending once their calls end. */
   private readonly retiring = new Set<UpstreamConnection>();
   private readonly options: ConnectionOptions;
-  /** Ends the stdio upstreams' process groups if this process dies without closing the pool (issue #8 point 6). */
+  /** Ends the stdio upstreams' process groups if this process dies without closing the pool. */
   private readonly watchdog: GroupWatchdog | undefined;
 
   /** `options.groups`, when given, replaces the pool's own {@link GroupWatchdog}. */
@@ -100,7 +100,7 @@ export class UpstreamPool {
   }
 
   /**
-   * Applies a reloaded config's servers (issue #11 point 3): ends removed ones, restarts those whose
+   * Applies a reloaded config's servers: ends removed ones, restarts those whose
    * upstream part changed, opens added ones (in the background; `onToolsChanged` announces them),
    * and leaves the rest running. Order follows `servers`. A removed or replaced upstream ends once the
    * calls under way on it have ended, at most its call timeout later (`timeoutMs`, else
@@ -161,7 +161,7 @@ export class UpstreamPool {
     return new Map([...this.connections].map(([key, c]) => [key, { tools: c.tools, ...(c.instructions ? { instructions: c.instructions } : {}), source: c.listingSource }]));
   }
 
-  /** Each server key with the `instructions` its last initialize gave, for those that gave any (issue #8 point 10). */
+  /** Each server key with the `instructions` its last initialize gave, for those that gave any. */
   instructionsByServer(): Map<string, string> {
     return new Map([...this.connections].flatMap(([key, c]) => (c.instructions ? [[key, c.instructions] as [string, string]] : [])));
   }

@@ -2,7 +2,7 @@
  * Child processes for stdio upstreams: checked before spawning (empty command, missing working
  * folder), spawned as leaders of their own process group, stderr drained from the first byte, and
  * ended as a whole group. Spawn failures become a {@link SpawnError} naming the real cause. Knows
- * nothing of MCP. Source: DESIGN §11; issue #2 traps (SDK close() signals only the direct child, so
+ * nothing of MCP. Source: docs/robustness.md; the SDK's stdio transport (its close() signals only the direct child, so
  * servers behind `npx` or a shell are orphaned; an unread stderr pipe deadlocks a chatty child).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -91,7 +91,7 @@ export function spawnFailure(error: unknown, command: string, path?: string): Sp
  * Variables npm and npx set for the scripts they run (`npm_config_*`, `npm_package_*`,
  * `npm_lifecycle_*`, `npm_execpath`, `npm_node_execpath`, `npm_command`, `INIT_CWD`). Under `npx
  * toolshelf` they describe toolshelf's own run: `npm_config_package` makes every `npx -y …`
- * upstream look for its bin in toolshelf's package and fail with "not found". Source: issue #8 point 8b.
+ * upstream look for its bin in toolshelf's package and fail with "not found". Source: docs/configuration.md.
  */
 export function isNpmVariable(name: string): boolean {
   return /^npm_/i.test(name) || name === 'INIT_CWD';
@@ -100,7 +100,7 @@ export function isNpmVariable(name: string): boolean {
 /**
  * The `node_modules/.bin` folders of `dir` and of each of its ancestors, nearest first: where npm
  * scripts find the bins of installed packages. A config inside an installed package (`npm install`,
- * the npx cache) finds its servers' bins in an ancestor's folder. Pure. Source: issue #8 point 8a.
+ * the npx cache) finds its servers' bins in an ancestor's folder. Pure. Source: docs/configuration.md.
  */
 export function binFolders(dir: string): string[] {
   const folders: string[] = [];
@@ -114,7 +114,7 @@ export function binFolders(dir: string): string[] {
  * toolshelf's own settings (`TOOLSHELF_TOKEN`, `TOOLSHELF_STATE_DIR`, `TOOLSHELF_SHARE`, …): they
  * describe this gateway's run, and `TOOLSHELF_TOKEN` is the credential for its HTTP endpoint, which
  * an upstream (and through a tool like server-everything's `get-env`, the model) must never see
- * (newcomer report; DESIGN §11 credentials).
+ * (docs/configuration.md, "Per-server keys").
  */
 export function isOwnVariable(name: string): boolean {
   return /^TOOLSHELF_/i.test(name);
@@ -145,7 +145,7 @@ const OWN_PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
  * Where an upstream's bare command is looked up before PATH, nearest first: the `node_modules/.bin`
  * folders of `configDir` and its ancestors, then those of toolshelf's own package and its ancestors
  * (`ownPackage`), so a config anywhere may name a server installed beside toolshelf, e.g. the bundled
- * `mcp-server-memory` (newcomer report). Each folder once. Pure.
+ * `mcp-server-memory`. Each folder once. Pure.
  */
 export function binSearchFolders(configDir: string, ownPackage: string = OWN_PACKAGE): string[] {
   return [...new Set([...binFolders(configDir), ...binFolders(ownPackage)])];

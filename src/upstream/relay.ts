@@ -7,9 +7,10 @@
  * upstream asking at start-up, shared by every client), or put to a client without roots, is answered with no roots: toolshelf has none
  * of its own, and one client's roots must not become every client's (servers such as
  * server-filesystem then keep their configured directories).
- * Source: MCP spec, Client features (Roots, Sampling, Elicitation); issue #5 item 4; issue #8 point 2; issue #9 point 6.
+ * Source: MCP spec, Client features (Roots, Sampling, Elicitation); docs/tools.md, "Sampling, elicitation and roots".
  */
 import { Client, ProtocolError, ProtocolErrorCode, type ClientOptions } from '@modelcontextprotocol/client';
+import { noRoots, RELAYED, type RelayedMethod } from '../lib/relayedRequests.js';
 import type { Owner } from './callRouting.js';
 import type { RequestOrigin } from './types.js';
 
@@ -28,44 +29,8 @@ export type ServerRequestRelay = (
   inputKey?: string,
 ) => Promise<Record<string, unknown>>;
 
-/** The upstream requests relayed to a client, each with the client capability it needs (MCP spec, Client features). */
-const RELAYED = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
-type RelayedMethod = keyof typeof RELAYED;
-
 /** What toolshelf offers an upstream when it can relay to the client: every capability in {@link RELAYED}. */
 const RELAYED_CAPABILITIES = Object.fromEntries(Object.values(RELAYED).map((capability) => [capability, {}]));
-
-/**
- * The answer to a roots/list that no client can answer with its own roots (none waiting, or the
- * client did not declare roots): toolshelf has no roots. On stdio an upstream's roots/list is often
- * its own sync (server-everything asks 350 ms after start-up), not the running call's need, so it
- * never fails that call.
- */
-export function noRoots(): { roots: [] } {
-  return { roots: [] };
-}
-
-/**
- * The refusal an upstream gets when it asks the client for `method` (sampling/createMessage,
- * elicitation/create) and the client of the call did not declare `capability`: -32601, as a client
- * without the handler would answer (MCP spec, Client features). The gateway notes it to tell the
- * client what it lacks when the call then fails (dispatch.ts), in either era.
- */
-export class ClientLacksCapability extends ProtocolError {
-  readonly capability: string;
-  readonly method: string;
-
-  constructor(method: string) {
-    super(ProtocolErrorCode.MethodNotFound, `The client that made this call does not support ${method}`);
-    this.method = method;
-    this.capability = clientCapabilityFor(method) ?? method;
-  }
-}
-
-/** The client capability an upstream request `method` needs (MCP spec, Client features); undefined for one never relayed. */
-export function clientCapabilityFor(method: string): (typeof RELAYED)[RelayedMethod] | undefined {
-  return Object.hasOwn(RELAYED, method) ? RELAYED[method as RelayedMethod] : undefined;
-}
 
 /**
  * A new, unconnected Client for upstream `key`, introducing itself as toolshelf `version`. With
@@ -73,7 +38,7 @@ export function clientCapabilityFor(method: string): (typeof RELAYED)[RelayedMet
  * origin `owner(method)` names (read while the request is handled); when it names none, the upstream
  * gets -32600 with the reason. Without `relay`, it declares no capabilities. `versionNegotiation`
  * picks the era handshake (era.ts); on the modern era the same handlers answer an upstream's
- * `input_required` rounds, the SDK Client sending the answers back (issue #9 point 4).
+ * `input_required` rounds, the SDK Client sending the answers back.
  */
 export function newUpstreamClient(
   key: string,

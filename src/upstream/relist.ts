@@ -4,9 +4,9 @@
  * `notifications/tools/list_changed`: one re-list {@link LIST_CHANGED_DEBOUNCE_MS} after the first
  * of a burst, never two at once. No update is lost: a list_changed that arrives while any listing is
  * in flight (the first one at start-up included) marks the list dirty, and one re-list follows once
- * that listing completes, since its answer may predate the change (issue #8 point 4). The connection
+ * that listing completes, since its answer may predate the change. The connection
  * owns the tools and the client and lends them through {@link RelistHooks}; paging and parsing are
- * listTools.ts's. Timers use the global clock, so tests drive them with fake timers. Source: DESIGN §9.
+ * listTools.ts's. Timers use the global clock, so tests drive them with fake timers. Source: docs/robustness.md.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
@@ -15,7 +15,7 @@ import type { UpstreamTool } from '../catalog/types.js';
 import type { Logger } from '../trace/log.js';
 import { listAllTools, listingWarnings } from './listTools.js';
 
-/** Throttle window for bursts of upstream list_changed, in ms: one re-list this long after the first (server-everything sends seven in a row; DESIGN §9). */
+/** Throttle window for bursts of upstream list_changed, in ms: one re-list this long after the first (server-everything sends seven in a row; docs/robustness.md). */
 export const LIST_CHANGED_DEBOUNCE_MS = 100;
 
 /** What a {@link Relister} reads from and gives back to its connection; each is read when needed. */

@@ -10,7 +10,7 @@
  *   closed, so no update falls between), after a reconnection and after a dropped stream.
  * The updates arrive through the client's notification handlers either way.
  * Source: MCP spec 2025-11-25 Server › Resources › Subscriptions; 2026-07-28 Basic › Patterns ›
- * Subscriptions; SDK docs/clients/subscriptions.md; issue #9 point 3.
+ * Subscriptions; SDK docs/clients/subscriptions.md.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
 import type { Client } from '@modelcontextprotocol/client';
@@ -93,7 +93,7 @@ export class ResourceSubscriptions {
    * {@link relisten} on the next turn of the event loop, shared by every change made until then: the
    * URIs of one client's listen filter arrive together, and re-listening for each (naming every URI
    * so far) cost one upstream stream per URI and quadratic time: 8,000 URIs held the gateway 13 s
-   * of CPU (breaker3).
+   * of CPU.
    */
   private relistenSoon(): Promise<readonly string[]> {
     this.pending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {

@@ -6,7 +6,7 @@
  * (relay.ts), its retries and round limit. There is no public entry for that in SDK 2.4.0, so this
  * uses three protected members of its Client (`_negotiatedWireCodec`, `_resolveNonCompleteResult`,
  * `_requestWithSchemaViaCodec`); {@link canResume} checks they are there, and without them modern
- * upstream calls keep the Client's path. Source: issue #9 "Numbers" and point 4; MCP spec 2026-07-28,
+ * upstream calls keep the Client's path. Source: docs/benchmarks.md; MCP spec 2026-07-28,
  * Basic › Multi-round-trip requests; SDK 2.4.0 `Protocol._requestWithSchemaViaCodec` (the funnel this
  * continues).
  */

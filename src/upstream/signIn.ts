@@ -1,5 +1,5 @@
 /**
- * class SignInGate: the "needs sign-in" state of one remote upstream (issue #10 items 2, 4, 5). While
+ * class SignInGate: the "needs sign-in" state of one remote upstream. While
  * it holds, the upstream is not retried (no retry loop on a final 401/403); it ends when credentials
  * appear in the store (a `toolshelf auth login` elsewhere) or when the gateway's own browser sign-in
  * succeeds, and the connection then starts again (its tools are listed, with list_changed). The

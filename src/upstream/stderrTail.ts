@@ -4,8 +4,8 @@
  * last line, which is often noise (`Node.js v20.20.2`, a stack frame, a run of `x`); for npm's own
  * failures (an `npx` upstream) its error code with the line that says why, never its log path; and
  * never a start-up banner (`Secure MCP Filesystem Server running on stdio`) as the cause of an exit.
- * Pure apart from its own buffer. Source: breaker report, finding 5 ("server exited" messages
- * quoting stderr noise); issue #8 point 9.
+ * Pure apart from its own buffer. Source: docs/robustness.md; `test/upstream/stderrTail.test.ts`
+ * ("server exited" messages quoting stderr noise).
  */
 
 /** Lines kept: enough to reach past a Node stack trace to its `Error:` line. */

@@ -5,7 +5,7 @@
  * is dropped, and the request it answered fails at once instead of waiting for its timeout: the
  * connection survives a noisy or broken server. The connection ends when the child exits, even if a
  * process it started still holds its stdout, or when it closes its stdout while running.
- * Source: MCP spec, Transports › stdio; issue #5 item 3; breaker report H2 (an exit behind a
+ * Source: MCP spec, Transports › stdio; docs/robustness.md; `test/e2e/upstreamFaults.e2e.test.ts` (an exit behind a
  * grandchild holding stdout went unnoticed: no restart, every call failing forever).
  */
 import type { ChildProcess } from 'node:child_process';
@@ -52,7 +52,7 @@ export function oversizedResponseId(line: OversizedLine): RequestId | undefined 
  * `value` as a JSON-RPC message, checked against the one schema its keys point to; undefined when
  * it is not one. The common shapes skip the schema ({@link isPlainJsonRpcMessage}). Parsing against
  * the union of all four builds an error for every branch that fails:
- * 100,000 log messages then cost the gateway 4.8 s of CPU instead of 3.4 s (breaker M7).
+ * 100,000 log messages then cost the gateway 4.8 s of CPU instead of 3.4 s.
  */
 function asMessage(value: unknown): JSONRPCMessage | undefined {
   if (isPlainJsonRpcMessage(value)) return value as JSONRPCMessage;
@@ -111,7 +111,7 @@ export class ChildStdioTransport implements Transport {
     private readonly spec: SpawnSpec,
     private readonly baseDir: string,
     private readonly onStderrLine: (line: string) => void,
-    /** Told of the child's process group while it lives, so it is ended even if the gateway is killed (issue #8 point 6). */
+    /** Told of the child's process group while it lives, so it is ended even if the gateway is killed. */
     private readonly groups?: GroupRegistry,
   ) {}
 
@@ -122,7 +122,7 @@ export class ChildStdioTransport implements Transport {
 
   /**
    * Always null: stderr lines go to `onStderrLine`. Present so the SDK's era probe sees a stdio
-   * transport, where a silent server is a legacy one rather than an outage (issue #9 point 4).
+   * transport, where a silent server is a legacy one rather than an outage.
    */
   get stderr(): null {
     return null;

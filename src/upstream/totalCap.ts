@@ -45,7 +45,7 @@ export interface IdleSignal extends CappedSignal {
  * that client's answer, callRouting.ts) for that long; the reason is an `SdkError` RequestTimeout
  * carrying `{ timeout }`, as the SDK's own idle timeout gives. Replaces that timeout, which knows
  * nothing of the client's turn: a person answering an elicitation for over a minute timed the call
- * out (breaker3). Read on the monotonic clock, as timers run.
+ * out. Read on the monotonic clock, as timers run.
  */
 export function capIdle(timeoutMs: number, clientActiveAt: () => number, caller: AbortSignal): IdleSignal {
   const controller = new AbortController();

@@ -1,6 +1,6 @@
 /**
  * Server entry → SDK client transport: a stdio child in its own process group, or Streamable HTTP /
- * SSE for a remote URL. No retry and no state. Source: DESIGN §11.
+ * SSE for a remote URL. No retry and no state. Source: docs/robustness.md.
  */
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
@@ -10,7 +10,7 @@ import type { GroupRegistry } from './watchdog.js';
 
 /**
  * Makes the transports to try, in order, for one connection attempt to `server`; stderr lines of a
- * child go to `onStderrLine`; a remote server's requests carry `authProvider`'s tokens (issue #10).
+ * child go to `onStderrLine`; a remote server's requests carry `authProvider`'s tokens.
  */
 export type TransportFactory = (server: ServerConfig, onStderrLine: (line: string) => void, authProvider?: OAuthClientProvider) => (() => Transport)[];
 

@@ -8,7 +8,8 @@ import type { RemoteServerConfig } from '../config/types.js';
 /**
  * Lifecycle of one upstream: `starting` while (re)connecting, `failed` never came up, `down` was up
  * and awaits a restart, `idle` not running (lazy: served from the catalogue cache until first use),
- * `needs_sign_in` waits for the user to sign in (issue #10; no retries).
+ * `needs_sign_in` waits for the user to sign in (no retries). Derived from the connection's lifecycle
+ * state by lifecycle.ts `statusOf` (docs/robustness.md, "The connection's lifecycle").
  */
 export type UpstreamStatus = 'idle' | 'starting' | 'ready' | 'down' | 'failed' | 'needs_sign_in' | 'closed';
 
@@ -22,7 +23,7 @@ export interface ProgressUpdate {
 /**
  * The client request an upstream request was made for: its session and how to put a request
  * (sampling/createMessage, elicitation/create) to that client on that request's own stream.
- * Opaque to upstream/, made by the gateway session (issue #8 point 2).
+ * Opaque to upstream/, made by the gateway session.
  */
 export interface RequestOrigin {
   /** The downstream session's id: two origins with one session are one client. */
@@ -30,7 +31,7 @@ export interface RequestOrigin {
   /**
    * Sends `method` to that client; resolves to its result verbatim, rejects with its error or on
    * `signal`. `key` is the upstream's own name for the request when it sent one (a modern upstream's
-   * `inputRequests` key), kept where the client sees keys (`input_required`; issue #9 point 4).
+   * `inputRequests` key), kept where the client sees keys (`input_required`).
    */
   ask(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>>;
   /**
@@ -44,8 +45,8 @@ export interface RequestOrigin {
    * Delivers a `notifications/message` that upstream `server` sent during this request to its client
    * alone (a modern client: on the request's own stream, at the level its `_meta` asked, nothing
    * without one; a legacy client: to its session). Absent: the log goes to every legacy session.
-   * Source: MCP spec 2026-07-28, Server › Utilities › Logging; issue #9 point 3; breaker3 (a legacy
-   * client's call logged to every other legacy client).
+   * Source: MCP spec 2026-07-28, Server › Utilities › Logging; docs/tools.md; `test/e2e/modernNotify.e2e.test.ts` (a
+   * legacy client's call logged to every other legacy client).
    */
   log?(server: string, params: Record<string, unknown>): void;
 }
@@ -65,7 +66,7 @@ export interface CallOptions {
   readonly origin?: RequestOrigin;
 }
 
-/** How an upstream call ended. Never thrown: every failure is a value (STYLE §3). */
+/** How an upstream call ended. Never thrown: every failure is a value. */
 export type CallOutcome =
   | { readonly kind: 'ok'; readonly result: Record<string, unknown> }
   | { readonly kind: 'timeout'; readonly ms: number }
@@ -73,7 +74,7 @@ export type CallOutcome =
       readonly kind: 'unavailable';
       readonly reason: string;
       readonly retryInMs?: number;
-      /** The upstream refused the credentials: it needs the user to sign in (issue #10). */
+      /** The upstream refused the credentials: it needs the user to sign in. */
       readonly needsSignIn?: true;
       /** The scope a 403 `insufficient_scope` asked for, when stepping up could help. */
       readonly stepUpScope?: string;
@@ -88,7 +89,7 @@ export type CallOutcome =
     };
 
 /**
- * Sign-in services for remote upstreams (issue #10), implemented by `auth/`: `upstream/` uses them
+ * Sign-in services for remote upstreams, implemented by `auth/`: `upstream/` uses them
  * through this interface only.
  */
 export interface UpstreamAuth {
@@ -101,7 +102,7 @@ export interface UpstreamAuth {
   readonly signIn?: (key: string, server: RemoteServerConfig, scope?: string) => Promise<boolean>;
   /** Calls `onSignedIn` when credentials for `server` appear in the store (e.g. `toolshelf auth login` in another process); returns the stop function. */
   watch(key: string, server: RemoteServerConfig, onSignedIn: () => void): () => void;
-  /** The tools `server` last listed in any process, so they answer "needs sign-in" before it is signed in (issue #10 item 5). */
+  /** The tools `server` last listed in any process, so they answer "needs sign-in" before it is signed in. */
   lastTools(key: string, server: RemoteServerConfig): readonly UpstreamTool[];
   /** Keeps `tools` as the last known list of a server signed into (others leave nothing on disk). Never rejects. */
   rememberTools(key: string, server: RemoteServerConfig, tools: readonly UpstreamTool[]): Promise<void>;

@@ -13,7 +13,7 @@
  * `PR_SET_PDEATHSIG` would have to be set in each upstream after fork, which Node's spawn cannot do;
  * orphans are re-parented to PID 1 and nothing else remembers them. One watchdog per gateway, not per
  * upstream, and a shell rather than a second Node (about 1 MB of RSS instead of about 40 MB).
- * Source: issue #8 point 6, DESIGN §11 (nothing left running).
+ * Source: docs/robustness.md, "Processes and failures" (nothing outlives the gateway).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';

@@ -1,6 +1,6 @@
 /**
  * The pure parts of sign-in: state folder, file names, expiry and step-up decisions, the browser
- * command, the callback check and the status line. Source: issue #10.
+ * command, the callback check and the status line. Source: docs/sign-in.md.
  */
 import { describe, expect, it } from 'vitest';
 import { browserCommand } from '../../src/auth/browser.js';

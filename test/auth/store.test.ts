@@ -1,6 +1,6 @@
 /**
  * The credential store on disk: 0600 files in a 0700 folder, atomic writes, no lost update when
- * several writers share the folder, and stale-lock recovery. Source: issue #10 item 3.
+ * several writers share the folder, and stale-lock recovery. Source: docs/sign-in.md.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalog/build.js';
 import type { UpstreamTool } from '../../src/catalog/types.js';
 import { projectTool } from '../../src/schema/project.js';
-import { advertisedTools } from '../../src/gateway/advertise.js';
+import { advertisedTools } from '../../src/gateway/toolList.js';
 import { parseConfig } from '../../src/config/load.js';
 
 const catalogs = new URL('../../../shared/data/catalogs/', import.meta.url);
@@ -17,7 +17,7 @@ function configOf(json: unknown) {
 }
 const project = (tool: UpstreamTool) => projectTool(tool, { prepare: { resolveRefs: false, stripKeywords: false, strict: false }, compaction: { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 } });
 
-describe.skipIf(!hasShared)('catalogue and tools/list order on real catalogues (DESIGN §3, §9)', () => {
+describe.skipIf(!hasShared)('catalogue and tools/list order on real catalogues', () => {
   it('github + playwright: hidden tools vanish, direct sorted, then bridge tools, then promoted in order', () => {
     const config = configOf({
       mcpServers: {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideExposure, globMatches, sortKeywords, unmatchedRules } from '../../src/catalog/exposure.js';
 
-describe('exposure rules (DESIGN §3)', () => {
+describe('exposure rules', () => {
   const rules = {
     'move_*': { exposure: 'hidden' as const },
     'move_file*': { exposure: 'direct' as const },
@@ -17,7 +17,7 @@ describe('exposure rules (DESIGN §3)', () => {
     expect(decideExposure('other', undefined, undefined, 'deferred').exposure).toBe('deferred');
   });
 
-  it('gathers keywords from every matching rule, sorted shorter first then alphabetically (§6)', () => {
+  it('gathers keywords from every matching rule, sorted shorter first then alphabetically', () => {
     expect(decideExposure('read_text', rules, undefined, 'deferred').keywords).toEqual(['cat', 'open']);
     expect(sortKeywords(['zeta', 'ab', 'b', 'ab', ' '])).toEqual(['b', 'ab', 'zeta']);
   });
@@ -29,7 +29,7 @@ describe('exposure rules (DESIGN §3)', () => {
   });
 });
 
-describe('rules that match no tool (newcomer3)', () => {
+describe('rules that match no tool', () => {
   const names = ['read_file', 'read_text_file', 'list_directory'];
 
   it('names the exact rules and globs no listed tool matches, in the rules\' order', () => {

@@ -3,7 +3,7 @@ import { assignNames, sanitizeName, serverOfName, serverPrefixes } from '../../s
 
 const options = { separator: '__', maxLength: 48 };
 
-describe('qualified names (DESIGN §4)', () => {
+describe('qualified names', () => {
   it('prefixes with the server key and keeps only [A-Za-z0-9_-]', () => {
     const { names } = assignNames([{ server: 'files', tool: 'read_text_file', prefix: true }, { server: 'my.srv', tool: 'get.user/v2', prefix: true }], options);
     expect(names).toEqual(['files__read_text_file', 'my_srv__get_user_v2']);
@@ -46,7 +46,7 @@ describe('qualified names (DESIGN §4)', () => {
   });
 });
 
-describe('server prefixes decided from the config alone (breaker H1)', () => {
+describe('server prefixes decided from the config alone', () => {
   it('a key holding the separator cannot produce another server\'s name, whichever upstreams are up', () => {
     const prefixes = serverPrefixes(['a__b', 'a'], '__');
     expect(prefixes.get('a__b')).toBe('a-b');
@@ -64,13 +64,13 @@ describe('server prefixes decided from the config alone (breaker H1)', () => {
   });
 });
 
-describe('a name keeps its meaning across re-lists (issue #8 item 5)', () => {
+describe('a name keeps its meaning across re-lists', () => {
   const getItem = { server: 'shop', tool: 'get_item', prefix: true };
   const getDotItem = { server: 'shop', tool: 'get.item', prefix: true };
   const zuluDeploy = { server: 'zulu', tool: 'deploy', prefix: false };
   const alphaDeploy = { server: 'alpha', tool: 'deploy', prefix: false };
 
-  it('a re-list adding get.item beside get_item leaves shop__get_item on get_item; the newcomer is suffixed', () => {
+  it('a re-list adding get.item beside get_item leaves shop__get_item on get_item; the later tool is suffixed', () => {
     const first = assignNames([getItem], options);
     expect(first.names).toEqual(['shop__get_item']);
     // Without the names given before, sorted order would hand the name to get.item ("." < "_").
@@ -82,7 +82,7 @@ describe('a name keeps its meaning across re-lists (issue #8 item 5)', () => {
     expect(second.collisions).toEqual([]);
   });
 
-  it('a second prefix: false server adding deploy later leaves deploy on the first; the newcomer is suffixed and reported', () => {
+  it('a second prefix: false server adding deploy later leaves deploy on the first; the later tool is suffixed and reported', () => {
     const first = assignNames([zuluDeploy], options);
     expect(first.names).toEqual(['deploy']);
     expect(assignNames([zuluDeploy, alphaDeploy], options).names).toEqual([expect.stringMatching(/^deploy_/), 'deploy']);
@@ -96,7 +96,7 @@ describe('a name keeps its meaning across re-lists (issue #8 item 5)', () => {
     expect(third.collisions).toEqual([]);
   });
 
-  it('a collision among prefix: false servers at start (nothing given yet) is still reported (DESIGN §4)', () => {
+  it('a collision among prefix: false servers at start (nothing given yet) is still reported', () => {
     expect(assignNames([zuluDeploy, alphaDeploy], options).collisions).toHaveLength(1);
   });
 
@@ -125,7 +125,7 @@ describe('the server a qualified name belongs to (an unknown name of an upstream
     expect(serverOfName(`${prefixes.get('a__b')}__tool`, prefixes, '__')).toBe('a__b');
   });
 
-  it('is the key for a key ending in part of the separator ("my server!" sanitises to my_server_; newcomer3)', () => {
+  it('is the key for a key ending in part of the separator ("my server!" sanitises to my_server_)', () => {
     const odd = serverPrefixes(['my server!', 'files_', '_', '!!!'], '__');
     expect(odd.get('my server!')).toBe('my_server');
     for (const key of odd.keys()) {

@@ -10,9 +10,9 @@ import type { UpstreamTool } from '../../src/catalog/types.js';
 import { unmatchedViewPatterns, viewCatalogue, viewExposure, viewNames } from '../../src/catalog/views.js';
 import { parseConfig } from '../../src/config/load.js';
 import { projectTool } from '../../src/schema/project.js';
-import { buildShelf, buildViewShelf } from '../../src/shelf.js';
-import { mcpRoute } from '../../src/gateway/http.js';
-import { unknownViewText } from '../../src/gateway/views.js';
+import { buildShelf, buildViewShelf } from '../../src/shelf/build.js';
+import { mcpRoute } from '../../src/gateway/fronts/http.js';
+import { unknownViewText } from '../../src/gateway/fronts/views.js';
 
 const catalogs = new URL('../../../shared/data/catalogs/', import.meta.url);
 const hasShared = existsSync(catalogs);

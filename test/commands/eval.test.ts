@@ -1,7 +1,7 @@
 /**
  * `toolshelf eval` says what is wrong with its input: an unknown `--subset` names the subsets that
  * exist (it used to print "nothing to evaluate: …, 0 queries"), and every skipped line is reported
- * with its file, line number and reason (it used to be a bare count). Source: issue #8 point 9.
+ * with its file, line number and reason (it used to be a bare count). Source: docs/cli.md.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +37,7 @@ async function run(argv: string[]): Promise<{ code: number; out: string[]; err: 
   return { code, out, err };
 }
 
-describe('toolshelf eval messages (issue #8 point 9)', () => {
+describe('toolshelf eval messages', () => {
   it('--subset singel (a typo) exits 2 naming the subsets that exist, with their query counts', async () => {
     const f = files();
     const result = await run(['--tools', f.tools, '--queries', f.queries, '--subset', 'singel']);

@@ -1,7 +1,7 @@
 /**
  * `toolshelf inspect` through the built CLI on fixture upstreams: the numbers in `--json` (per tool,
  * per server, totals), the plain-text tables, the exit code, and that no upstream outlives it.
- * Source: issue #3 item 5, DESIGN §7, §11.
+ * Source: docs/cli.md, docs/tools.md, docs/robustness.md.
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -68,7 +68,7 @@ interface Report {
 }
 
 describe('toolshelf inspect', () => {
-  it('--json reports every tool with canonical and projected bytes, the rung, tokens and the totals; exits 0 and leaves no process (§7, §11)', async () => {
+  it('--json reports every tool with canonical and projected bytes, the rung, tokens and the totals; exits 0 and leaves no process', async () => {
     const run = await inspect(['--config', fixtureConfig(), '--json']);
     expect(run.code).toBe(0);
     expect(run.seen.length).toBeGreaterThanOrEqual(2);
@@ -104,7 +104,7 @@ describe('toolshelf inspect', () => {
     expect(report.manifest?.text).not.toContain('counter__fail');
   });
 
-  it('prints a table per server, the totals and the manifest as text (§6)', async () => {
+  it('prints a table per server, the totals and the manifest as text', async () => {
     const run = await inspect(['--config', fixtureConfig()]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^## counter$/m);
@@ -130,7 +130,7 @@ describe('toolshelf inspect', () => {
     expect(report.overBudget.every((o) => o.projectedBytes > 100)).toBe(true);
   });
 
-  it('a signal during start-up ends inspect and every upstream it started (§11)', async () => {
+  it('a signal during start-up ends inspect and every upstream it started', async () => {
     const hang = writeConfig({ mcpServers: { hang: { command: 'node', args: ['-e', 'setInterval(() => {}, 1000)'] } } });
     const child = spawn(process.execPath, [cliPath, 'inspect', '--config', hang], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.resume();
@@ -143,7 +143,7 @@ describe('toolshelf inspect', () => {
     expect(await waitFor(() => tree.every((p) => !alive(p)), 5000)).toBe(true);
   });
 
-  it("waits for an upstream that starts after the serving gateway's start-up wait, rather than ending it (newcomer report: a first `npx -y` download was killed every time)", async () => {
+  it("waits for an upstream that starts after the serving gateway's start-up wait, rather than ending it (a first `npx -y` download was killed every time)", async () => {
     const path = writeConfig({ mcpServers: { slow: { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_DELAY_MS: '1500' } } } });
     const run = await inspect(['--config', path, '--json'], { TOOLSHELF_STARTUP_WAIT_MS: '100' });
     expect(run.stderr).toBe('');

@@ -2,7 +2,7 @@
  * `inspect` and `search` say what is wrong when nothing can be reported: exit 1 when no upstream
  * connected, naming each upstream with its cause (a remote one by host and the cause under "fetch
  * failed"; a failing `npx` by npm's error, not its log path); both take --log-level. The exact inputs
- * that printed "0 matches" / "0% smaller" with exit 0, or a bare "fetch failed". Source: issue #8 point 9.
+ * that printed "0 matches" / "0% smaller" with exit 0, or a bare "fetch failed". Source: docs/robustness.md.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -39,7 +39,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('no upstream connected (issue #8 point 9)', () => {
+describe('no upstream connected', () => {
   it('search exits 1 naming each upstream and its cause, instead of "0 matches" and exit 0', async () => {
     const port = await closedPort();
     const config = writeConfig({ mcpServers: { gone: { command: 'toolshelf-no-such-command' }, remote: { url: `http://127.0.0.1:${port}/mcp`, transport: 'streamable-http' } } });
@@ -48,12 +48,12 @@ describe('no upstream connected (issue #8 point 9)', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('toolshelf: error: no upstream connected (0 of 2), so there is nothing to report:');
     expect(run.stderr).toContain('  gone: command "toolshelf-no-such-command" was not found (ENOENT)');
-    // The host and the cause under fetch's bare "fetch failed" (whichever request failed first: the era probe, issue #9 point 4).
+    // The host and the cause under fetch's bare "fetch failed" (whichever request failed first: the era probe).
     expect(run.stderr).toMatch(new RegExp(`\\n  remote: 127\\.0\\.0\\.1:${port}: (?:[^\\n]*: )?fetch failed: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\n`));
     expect(await waitFor(() => run.seen.every((p) => !alive(p)), 5000)).toBe(true);
   });
 
-  it('a refused remote in the default transport mode is reported with the Streamable HTTP failure, not the SSE fallback\'s (newcomer report)', async () => {
+  it('a refused remote in the default transport mode is reported with the Streamable HTTP failure, not the SSE fallback\'s', async () => {
     const port = await closedPort();
     const config = writeConfig({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } });
     const run = await cli(['inspect', '--config', config]);
@@ -86,7 +86,7 @@ describe('no upstream connected (issue #8 point 9)', () => {
   });
 });
 
-describe('--log-level for inspect and search (issue #8 point 9)', () => {
+describe('--log-level for inspect and search', () => {
   const config = (): string => writeConfig({ mcpServers: { gone: { command: 'toolshelf-no-such-command' } } });
 
   it('debug shows the start attempts that warn (the default) hides; a one-shot command retries nothing', async () => {

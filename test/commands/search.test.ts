@@ -2,7 +2,7 @@
  * `toolshelf search` through the built CLI on real upstreams (server-everything, server-filesystem):
  * what it prints, its `--json` output against a live gateway's tool_search structuredContent, the
  * limit clamp, usage errors, exit codes, and that every upstream process it started is gone after.
- * Source: issue 4 item 5; DESIGN §5 (tool_search answer and limit), §11 (nothing left running).
+ * Source: docs/cli.md (`search`); docs/tools.md (tool_search answer and limit), docs/robustness.md (nothing left running).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -60,13 +60,13 @@ describe('toolshelf search', () => {
     config = sandboxedConfig();
   });
 
-  it('prints the matches with required-parameter signatures and descriptions, exits 0, and leaves no process (§5, §11)', async () => {
+  it('prints the matches with required-parameter signatures and descriptions, exits 0, and leaves no process', async () => {
     const run = await runCli(['read the text contents of a file', '--limit', '3', '--config', config]);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe('3 matches for "read the text contents of a file" (BM25; 2 strong)');
-    // The strong match with its description, the others with their one-line summary (issue 12).
-    // `, …`: it has optional parameters too (head, tail), so `name()` is left to a tool with none (newcomer5).
+    // The strong match with its description, the others with their one-line summary.
+    // `, …`: it has optional parameters too (head, tail), so `name()` is left to a tool with none.
     expect(run.stdout).toContain('1. files__read_text_file(path: string, …)\n   Read the complete contents of a file');
     expect(lines.filter((line) => /^\d\. /.test(line))).toHaveLength(3);
     expect(lines.filter((line) => line.startsWith('   (summary only) '))).toHaveLength(1);
@@ -76,7 +76,7 @@ describe('toolshelf search', () => {
     await expectNothingLeft(run);
   });
 
-  it('takes the query from several words, and never returns a direct or hidden tool (§3)', async () => {
+  it('takes the query from several words, and never returns a direct or hidden tool', async () => {
     const [run, moves] = await Promise.all([
       runCli(['echo', 'a', 'message', '--config', config, '--json']),
       runCli(['move or rename a file', '--config', config, '--json']),
@@ -102,7 +102,7 @@ describe('toolshelf search', () => {
     expect(hidden.stdout).not.toMatch(/move_file|also matching/); // a hidden tool is never named
   });
 
-  it('prints the no-match note and exits 0 when nothing matches; --json prints {"tools":[], "note"} (§5, issue 12)', async () => {
+  it('prints the no-match note and exits 0 when nothing matches; --json prints {"tools":[], "note"}', async () => {
     const [run, json] = await Promise.all([runCli(['zqxjv', '--config', config]), runCli(['zqxjv', '--config', config, '--json'])]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('0 matches (BM25)\nNo tool matches "zqxjv". Rephrase with the action and the object (e.g. "read file", "create issue"), or use a name from the index in this tool\'s description.\n');
@@ -111,7 +111,7 @@ describe('toolshelf search', () => {
     await expectNothingLeft(json);
   });
 
-  it('clamps --limit like tool_search (1..maxLimit) and says so on stderr (§5)', async () => {
+  it('clamps --limit like tool_search (1..maxLimit) and says so on stderr', async () => {
     const [high, low, byDefault] = await Promise.all([
       runCli(['file', '--limit', '100', '--config', config, '--json']),
       runCli(['file', '--limit', '0', '--config', config, '--json']),
@@ -152,7 +152,7 @@ describe('toolshelf search', () => {
     expect(run.seen.size).toBe(0);
   });
 
-  it('a SIGTERM during start-up exits 143 and ends every upstream already started (§11)', async () => {
+  it('a SIGTERM during start-up exits 143 and ends every upstream already started', async () => {
     const child = spawn(process.execPath, [cliPath, 'search', 'file', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.resume();
     child.stderr.resume();
@@ -168,7 +168,7 @@ describe('toolshelf search', () => {
     expect(await waitFor(() => [...seen].every((pid) => !alive(pid)), 5000)).toBe(true);
   });
 
-  it('warns when discovery is disabled: clients get no tool_search (§3)', async () => {
+  it('warns when discovery is disabled: clients get no tool_search', async () => {
     const run = await runCli(['file', '--config', sandboxedConfig({ enabled: false })]);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('discovery.enabled is false');

@@ -1,6 +1,6 @@
 /**
  * The `auth` keys of a remote server entry: accepted with `${VAR}`, refused by JSON path when they
- * do not fit together or sit on a stdio server. Source: issue #10 item 1.
+ * do not fit together or sit on a stdio server. Source: docs/sign-in.md.
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
@@ -11,7 +11,7 @@ const problemsOf = (config: unknown, env: Record<string, string> = {}) => {
   return result.ok ? [] : result.error;
 };
 
-describe('auth keys (issue #10 item 1)', () => {
+describe('auth keys', () => {
   it('accepts every key, with ${VAR} expanded', () => {
     const result = parseConfig(
       JSON.stringify({

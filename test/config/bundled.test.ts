@@ -1,6 +1,6 @@
 /**
- * The bundled servers.config.json as a user's machine expands it (breaker/newcomer finding: the memory
- * server's knowledge graph went to a fixed file in /tmp, readable by every user of the machine; newcomer3:
+ * The bundled servers.config.json as a user's machine expands it (the memory
+ * server's knowledge graph went to a fixed file in /tmp, readable by every user of the machine, and
  * the demo server's `get-env` showed the model the whole shell environment the gateway was started from).
  */
 import { fileURLToPath } from 'node:url';

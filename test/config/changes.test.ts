@@ -1,7 +1,7 @@
 /**
- * The config reload's log line on the bundled config: an edit of exposure alone (newcomer4: logged
+ * The config reload's log line on the bundled config: an edit of exposure alone (logged
  * "no server changed" although every client's tool list changed), of tool rules, of discovery, of an
- * upstream, and an edit that changes nothing. Source: issue #11 point 3; newcomer4 report.
+ * upstream, and an edit that changes nothing. Source: docs/configuration.md.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ function bundled(edit: (raw: Record<string, any>) => void = () => {}): Config {
 const untouched: ServersTouched = { added: [], removed: [], restarted: [] };
 const line = (previous: Config, next: Config, touched = untouched): string => reloadSummary(touched, changedSettings(previous, next, touched));
 
-describe('reload log line (newcomer4)', () => {
+describe('reload log line', () => {
   it('an exposure-only edit says no upstream was touched and names the setting, not "no server changed"', () => {
     const next = bundled((raw) => (raw.exposure = 'direct'));
     expect(line(bundled(), next)).toBe(': no upstream added, removed or restarted; settings changed: /exposure');
@@ -40,7 +40,7 @@ describe('reload log line (newcomer4)', () => {
     expect(changedSettings(bundled(), next, untouched)).toEqual(['/mcpServers/files/tools/read_file/exposure', '/mcpServers/memory/tools/read_graph/keywords', '/discovery/defaultLimit']);
   });
 
-  it('settings read only at start are named as waiting for the next start (breaker4: the line said they changed, and nothing did)', () => {
+  it('settings read only at start are named as waiting for the next start (the line said they changed, and nothing did)', () => {
     const next = bundled((raw) => {
       raw.naming = { separator: '--' };
       raw.share = { idleExitMs: 1000 };
@@ -79,7 +79,7 @@ describe('reload log line (newcomer4)', () => {
   });
 });
 
-describe('server keys in the line (breaker5)', () => {
+describe('server keys in the line', () => {
   it('are printable and at most MAX_PATHS_NAMED of each kind: a key with a newline split the line, 500 added were all named', () => {
     const added = Array.from({ length: 500 }, (_, i) => `s${i}`);
     const text = reloadSummary({ added: ['evil\nconfig reloaded: nothing\u001b[2J', 'a/b', ...added], removed: ['x'.repeat(2000)], restarted: [] }, []);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { interpolate } from '../../src/config/interpolate.js';
 
-describe('interpolate (DESIGN §12)', () => {
+describe('interpolate', () => {
   it('expands ${VAR} in every string, nested in objects and arrays, not in keys', () => {
     const out = interpolate({ a: '${HOME}/x', b: ['${USER}', 1, true], '${KEY}': { c: 'pre-${USER}-post' } }, { HOME: '/h', USER: 'u' });
     expect(out.problems).toEqual([]);
@@ -32,7 +32,7 @@ describe('interpolate (DESIGN §12)', () => {
   });
 });
 
-describe('interpolate edge cases (breaker M3)', () => {
+describe('interpolate edge cases', () => {
   it('${A:-${B}} with A=a is "a", with no stray brace; the unused default needs no B', () => {
     expect(interpolate('${A:-${B}}', { A: 'a' })).toMatchObject({ value: 'a', problems: [] });
   });
@@ -83,7 +83,7 @@ describe('interpolate edge cases (breaker M3)', () => {
   });
 });
 
-describe('interpolate with keys from the file (breaker M2)', () => {
+describe('interpolate with keys from the file', () => {
   it('keeps a "__proto__" key as an own key instead of replacing the prototype', () => {
     const raw = JSON.parse('{"mcpServers":{"__proto__":{"command":"${CMD}"},"constructor":{"command":"c"},"toString":{"command":"t"}}}') as unknown;
     const out = interpolate(raw, { CMD: 'node' });

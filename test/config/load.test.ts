@@ -3,7 +3,7 @@ import { parseConfig, withLineAndColumn } from '../../src/config/load.js';
 import { applyDefaults, schemaOptionsFor, type RawConfig } from '../../src/config/defaults.js';
 import { assignNames } from '../../src/catalog/naming.js';
 import { startTimeoutFromEnv } from '../../src/upstream/pool.js';
-import { STARTUP_WAIT_MS, startupWaitMs } from '../../src/openShelf.js';
+import { STARTUP_WAIT_MS, startupWaitMs } from '../../src/shelf/live.js';
 
 const ok = (text: unknown, env: Record<string, string> = {}) => {
   const result = parseConfig(JSON.stringify(text), env, '/base');
@@ -11,7 +11,7 @@ const ok = (text: unknown, env: Record<string, string> = {}) => {
   return result.value;
 };
 
-describe('parseConfig (DESIGN §12)', () => {
+describe('parseConfig', () => {
   it('applies the documented defaults', () => {
     const config = ok({ mcpServers: { a: { command: 'node' } } });
     expect(config.exposure).toBe('deferred');
@@ -36,7 +36,7 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(config.mcpServers.remote).toMatchObject({ transport: 'sse' });
   });
 
-  it('merges per-server schema settings over the global ones (§7)', () => {
+  it('merges per-server schema settings over the global ones', () => {
     const config = ok({
       mcpServers: { a: { command: 'x', schemas: { compaction: { maxSchemaBytes: 2000 }, prepare: { strict: true } } }, b: { command: 'y' } },
       schemas: { compaction: false, prepare: { resolveRefs: true } },
@@ -56,7 +56,7 @@ describe('parseConfig (DESIGN §12)', () => {
     expect(!inside.ok && inside.error[0]?.message).toMatch(/^not valid JSON/);
   });
 
-  it('says on which line and column the JSON breaks, BOM or not (newcomer3: Node 20 gives only the offset)', () => {
+  it('says on which line and column the JSON breaks, BOM or not (Node 20 gives only the offset)', () => {
     const text = '{\n  "mcpServers": {\n    files: {}\n  }\n}';
     const plain = parseConfig(text, {}, '/');
     expect(!plain.ok && plain.error[0]?.message).toMatch(/^not valid JSON: .*at position 24 \(line 3, column 5\)$/);
@@ -81,7 +81,7 @@ describe('parseConfig (DESIGN §12)', () => {
   });
 });
 
-describe('discovery.mode and discovery.alwaysLoad (issue #13)', () => {
+describe('discovery.mode and discovery.alwaysLoad', () => {
   it('accepts own, client and false', () => {
     expect(ok({ mcpServers: {}, discovery: { mode: 'client', alwaysLoad: false } }).discovery).toMatchObject({ mode: 'client', alwaysLoad: false, enabled: true });
     expect(ok({ mcpServers: {}, discovery: { mode: 'own' } }).discovery).toMatchObject({ mode: 'own', alwaysLoad: true });
@@ -97,7 +97,7 @@ describe('discovery.mode and discovery.alwaysLoad (issue #13)', () => {
 });
 
 describe('cross-field checks', () => {
-  it('refuses a defaultLimit above maxLimit (DESIGN §5)', () => {
+  it('refuses a defaultLimit above maxLimit', () => {
     const result = parseConfig(JSON.stringify({ mcpServers: {}, discovery: { defaultLimit: 30, maxLimit: 20 } }), {}, '/');
     expect(!result.ok && result.error).toEqual([{ path: '/discovery/defaultLimit', message: 'must not exceed maxLimit (20)' }]);
   });
@@ -109,7 +109,7 @@ const problemsOf = (text: string, env: Record<string, string> = {}) => {
   return result.ok ? [] : result.error;
 };
 
-describe('${VAR} in validated fields (breaker M1): interpolated first, validated after', () => {
+describe('${VAR} in validated fields: interpolated first, validated after', () => {
   const text = '{"mcpServers":{"a":{"url":"${BREAKER_URL}","exposure":"${BREAKER_EXPO}"}}}';
 
   it('accepts "url": "${BREAKER_URL}" and "exposure": "${BREAKER_EXPO}" when both are set', () => {
@@ -138,7 +138,7 @@ describe('${VAR} in validated fields (breaker M1): interpolated first, validated
   });
 });
 
-describe('strings that expand to invalid values (breaker low: empty command)', () => {
+describe('strings that expand to invalid values (an empty command)', () => {
   it('refuses command "${X:-}" at load instead of failing at spawn', () => {
     expect(problemsOf('{"mcpServers":{"a":{"command":"${X:-}"}}}')).toEqual([
       { path: '/mcpServers/a/command', message: 'must NOT have fewer than 1 characters (expanded from "${X:-}")' },
@@ -152,7 +152,7 @@ describe('strings that expand to invalid values (breaker low: empty command)', (
   });
 });
 
-describe('keys that name object internals (breaker M2)', () => {
+describe('keys that name object internals', () => {
   it('refuses a "__proto__" server key instead of silently dropping the server', () => {
     expect(problemsOf('{"mcpServers":{"__proto__":{"command":"node","args":["server.js"]}}}')).toEqual([
       { path: '/mcpServers/__proto__', message: 'is a reserved name' },
@@ -194,7 +194,7 @@ describe('keys that name object internals (breaker M2)', () => {
   });
 });
 
-describe('limits that must agree (breaker low)', () => {
+describe('limits that must agree', () => {
   it('naming bounds leave room for the separator and hash: separator ≤ 4 and maxLength ≥ 16', () => {
     expect(problemsOf('{"mcpServers":{},"naming":{"separator":"abcde","maxLength":15}}')).toEqual([
       { path: '/naming/maxLength', message: 'must be >= 16' },
@@ -221,7 +221,7 @@ describe('limits that must agree (breaker low)', () => {
   });
 });
 
-describe('a misspelt key (newcomer report)', () => {
+describe('a misspelt key', () => {
   it('is refused with the known key it is closest to, at every level; a key like none gets no guess', () => {
     expect(problemsOf('{"mcpServers":{"a":{"command":"x","lazzy":true,"idleStopMS":5}},"exposur":"direct","colour":"red"}')).toEqual([
       { path: '/colour', message: 'is not a known key' },
@@ -231,7 +231,7 @@ describe('a misspelt key (newcomer report)', () => {
     ]);
   });
 
-  it('suggests only a key that applies to the server\'s kind: no "headers" for a stdio server, no "args" or "env" for a remote one (breaker2 on 995fe7f)', () => {
+  it('suggests only a key that applies to the server\'s kind: no "headers" for a stdio server, no "args" or "env" for a remote one', () => {
     expect(problemsOf('{"mcpServers":{"s":{"command":"x","hedaers":{},"auht":{},"arg":[]},"r":{"url":"https://h/mcp","ars":[],"envv":{},"hedaers":{}}}}')).toEqual([
       { path: '/mcpServers/r/ars', message: 'is not a known key' },
       { path: '/mcpServers/r/envv', message: 'is not a known key' },
@@ -252,7 +252,7 @@ describe('the bridge confirmation keys', () => {
   });
 });
 
-describe('a misspelt value (newcomer3)', () => {
+describe('a misspelt value', () => {
   it('is refused with the allowed values and the one it is closest to; a value like none gets no guess', () => {
     expect(problemsOf('{"mcpServers":{"a":{"command":"x","exposure":"defered","tools":{"w":{"exposure":"sometimes"}}}},"bridge":{"callTool":"nevr"}}')).toEqual([
       { path: '/bridge/callTool', message: 'must be one of "auto", "always", "never"; did you mean "never"?' },
@@ -262,7 +262,7 @@ describe('a misspelt value (newcomer3)', () => {
   });
 });
 
-describe('a value that fits none of a setting\'s forms (newcomer4: two messages at one path)', () => {
+describe('a value that fits none of a setting\'s forms (two messages at one path)', () => {
   it('gets one message, with the form it is closest to; a mistake inside the object form keeps its own path', () => {
     expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":"third party"}}')).toEqual([
       { path: '/schemas/compaction', message: 'must be "third-party", false, or an object of byte budgets; did you mean "third-party"?' },
@@ -273,7 +273,7 @@ describe('a value that fits none of a setting\'s forms (newcomer4: two messages 
     expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":{"maxSchemaBytes":"big"}}}').map((p) => p.path)).toContain('/schemas/compaction/maxSchemaBytes');
   });
 
-  it('an object with a misspelt key is told the key, not only the forms it could take (breaker5: the key was never named)', () => {
+  it('an object with a misspelt key is told the key, not only the forms it could take (the key was never named)', () => {
     expect(problemsOf('{"mcpServers":{"a":{"command":"x"}},"schemas":{"compaction":{"maxDescriptonBytes":500}}}')).toEqual([
       { path: '/schemas/compaction/maxDescriptonBytes', message: 'is not a known key; did you mean "maxDescriptionBytes"?' },
     ]);
@@ -286,7 +286,7 @@ describe('a value that fits none of a setting\'s forms (newcomer4: two messages 
   });
 });
 
-describe('a disabled server (issue #8 point 9)', () => {
+describe('a disabled server', () => {
   // The exact input: a remote entry switched off while its token is not set.
   const text = '{"mcpServers":{"remote":{"url":"https://${REMOTE_HOST}/mcp","headers":{"Authorization":"Bearer ${REMOTE_TOKEN}"},"disabled":true},"local":{"command":"node","env":{"K":"${LOCAL_KEY}"}}}}';
 
@@ -305,7 +305,7 @@ describe('a disabled server (issue #8 point 9)', () => {
   });
 });
 
-describe('settings in ms stay within what a Node.js timer can wait (breaker on 14f5a51)', () => {
+describe('settings in ms stay within what a Node.js timer can wait', () => {
   const longest = 2_147_483_647;
   const at = (ms: number): string =>
     JSON.stringify({

@@ -1,5 +1,5 @@
 /**
- * Only a regular config file of sane size is read (breaker: `--config /dev/zero` grew past 500 MB
+ * Only a regular config file of sane size is read (`--config /dev/zero` grew past 500 MB
  * and never started; a FIFO blocked the start, and a config swapped for either blocked a reload).
  */
 import { execFileSync } from 'node:child_process';

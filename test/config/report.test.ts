@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_SEGMENT_CHARS, problemLine } from '../../src/config/report.js';
 
-describe('problemLine (breaker2: a 2 MB misspelt key was printed whole, a newline in a key split the list)', () => {
+describe('problemLine (a 2 MB misspelt key was printed whole, a newline in a key split the list)', () => {
   it('prints an ordinary problem as it is', () => {
     expect(problemLine({ path: '/mcpServers/files/lazzy', message: 'is not a known key; did you mean "lazy"?' })).toBe('  /mcpServers/files/lazzy: is not a known key; did you mean "lazy"?');
   });

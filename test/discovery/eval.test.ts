@@ -15,7 +15,7 @@ const queries = [
   { id: '3', query: 'save text then fetch url', relevant: ['files__write_file', 'web__fetch'] },
 ].map((query) => JSON.stringify(query)).join('\n');
 
-describe('toolshelf eval (issue 4)', () => {
+describe('toolshelf eval', () => {
   const dir = mkdtempSync(join(tmpdir(), 'toolshelf-eval-'));
   const toolsFile = join(dir, 'tools.jsonl');
   const queriesFile = join(dir, 'queries.jsonl');
@@ -46,7 +46,7 @@ describe('toolshelf eval (issue 4)', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ tools: 3, queries: 3, ks: [1, 5, 10] });
   });
 
-  it('usage errors exit 2, unreadable files exit 1, each said on stderr as toolshelf: … (newcomer5: on stdout, unprefixed)', async () => {
+  it('usage errors exit 2, unreadable files exit 1, each said on stderr as toolshelf: … (on stdout, unprefixed)', async () => {
     const out: string[] = [];
     const err: string[] = [];
     const run = (argv: string[]) => runEval(argv, (line) => out.push(line), (line) => err.push(line));

@@ -35,7 +35,7 @@ const small = [
   entry('files', 'list_directory', 'List the entries of a directory.'),
 ];
 
-describe('manifest entries (DESIGN §6)', () => {
+describe('manifest entries', () => {
   it('renders name, required parameters with closed enum values, sentences and sorted keywords', () => {
     const { text, level } = renderManifest(small, { tokenBudget: 4000 });
     expect(level).toBe('full');
@@ -72,7 +72,7 @@ describe('manifest entries (DESIGN §6)', () => {
   });
 });
 
-describe('degradation ladder (DESIGN §6)', () => {
+describe('degradation ladder', () => {
   const many = Array.from({ length: 40 }, (_, i) =>
     entry('srv', `tool_${String(i).padStart(2, '0')}`, `Does thing number ${i} for the user. It has a second sentence with more detail about the thing.`),
   );
@@ -165,7 +165,7 @@ describe('degradation ladder (DESIGN §6)', () => {
   });
 });
 
-describe('determinism (DESIGN §6: same catalogue, same bytes)', () => {
+describe('determinism (same catalogue, same bytes)', () => {
   it('sorts entries by name regardless of input order', () => {
     const forward = renderManifest(small, { tokenBudget: 4000 }).text;
     expect(renderManifest([...small].reverse(), { tokenBudget: 4000 }).text).toBe(forward);

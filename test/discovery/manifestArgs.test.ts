@@ -2,7 +2,7 @@
  * A first call composed from the manifest alone passes admission, for every tool of the bundled
  * config's npm servers (their tools/list captured in test/fixtures/catalogs/bundled.json): the
  * arguments are built from the entry's `name(required params)` text only, then checked against the
- * canonical inputSchema by the gateway's own Admission. Source: issue 12 point 5; DESIGN §6, §7.
+ * canonical inputSchema by the gateway's own Admission. Source: docs/tools.md.
  */
 import { describe, expect, it } from 'vitest';
 import { renderManifest } from '../../src/discovery/manifest.js';
@@ -69,7 +69,7 @@ function signatures(text: string): Map<string, string> {
   return found;
 }
 
-describe('a first call from the manifest alone passes admission (issue 12 point 5)', () => {
+describe('a first call from the manifest alone passes admission', () => {
   const entries = bundledCatalogue();
   const manifest = renderManifest(entries, { tokenBudget: 4000 });
   const parsed = signatures(manifest.text);

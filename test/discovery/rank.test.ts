@@ -18,7 +18,7 @@ function context(mode: RankMode, rank?: HostRankFn, timeoutMs = 50): RankContext
   return { index, catalogue, mode, timeoutMs, ...(rank ? { host: ok({ rank, source: 'test' }) } : {}) };
 }
 
-describe('rank modes (DESIGN §8)', () => {
+describe('rank modes', () => {
   it('bm25 mode ignores a configured ranker', async () => {
     const result = await rankTools(context('bm25', () => ['web__fetch']), 'read file', 2);
     expect(result).toMatchObject({ ranker: 'bm25', matched: ['files__read_file', 'files__write_file'] });
@@ -31,7 +31,7 @@ describe('rank modes (DESIGN §8)', () => {
     expect(result).toEqual({ matched: ['web__fetch', 'files__read_file'], ranker: 'host', topScore: 0.9, strong: ['web__fetch'], weak: false });
   });
 
-  it('an exact name still comes first when the host ranker serves (§5)', async () => {
+  it('an exact name still comes first when the host ranker serves', async () => {
     const result = await rankTools(context('ranker', () => ['web__fetch']), 'write_file', 5);
     expect(result.matched).toEqual(['files__write_file', 'web__fetch']);
   });
@@ -42,7 +42,7 @@ describe('rank modes (DESIGN §8)', () => {
   });
 });
 
-describe('host ranker failures fall back to BM25 with the reason (issue 4)', () => {
+describe('host ranker failures fall back to BM25 with the reason', () => {
   const cases: [string, HostRankFn, RegExp][] = [
     ['throws', () => { throw new Error('model offline'); }, /^ranker threw: model offline$/],
     ['rejects', async () => Promise.reject(new Error('boom')), /^ranker threw: boom$/],

@@ -19,14 +19,14 @@ const files = [
   entry('tax', 'submit', 'Submit a form.', { type: 'object', properties: { kind: { enum: ['self_register', 'tax_filing'] } } }, ['irs']),
 ];
 
-describe('search index (DESIGN §8)', () => {
+describe('search index', () => {
   it('finds a tool by the words of its split name', () => {
     const index = buildSearchIndex(files);
     expect(index.search('take screenshot', 3)[0]?.name).toBe('browser__takeScreenshot');
     expect(index.search('rename a file', 3)[0]?.name).toBe('files__move_file');
   });
 
-  it('an exact qualified or upstream name returns that tool first (§5)', () => {
+  it('an exact qualified or upstream name returns that tool first', () => {
     const index = buildSearchIndex(files);
     expect(index.search('files__list_directory', 5)[0]?.name).toBe('files__list_directory');
     expect(index.search('  `move_file` ', 5)[0]?.name).toBe('files__move_file');
@@ -87,7 +87,7 @@ describe('search index (DESIGN §8)', () => {
     expect(buildSearchIndex(shelf, { boosts: { keywords: 0 } }).rank('what do you know', 5)).toMatchObject({ exact: 0, hits: [] });
   });
 
-  it('a one-word keyword in a script with combining marks stays one word, not an exact phrase (breaker5: "फ़ाइल" was split at its marks)', () => {
+  it('a one-word keyword in a script with combining marks stays one word, not an exact phrase ("फ़ाइल" was split at its marks)', () => {
     const shelf = [entry('f', 'read_file', 'Read a file.', { type: 'object' }, ['फ़ाइल', 'पढ़ो फ़ाइल']), entry('f', 'write_file', 'Write a file.')];
     const index = buildSearchIndex(shelf);
     expect(index.rank('फ़ाइल खोलो', 5)).toMatchObject({ exact: 0, hits: [{ name: 'f__read_file' }] });
@@ -141,7 +141,7 @@ describe.skipIf(SHARED_ABSENT)(`search index on shared catalogues (${SKIP_MESSAG
     }
   });
 
-  it.each(['livemcpbench', 'metatool'])('beats plain BM25 on Recall@5 and nDCG@10 on %s (issue 4)', (set) => {
+  it.each(['livemcpbench', 'metatool'])('beats plain BM25 on Recall@5 and nDCG@10 on %s', (set) => {
     const tools = parseTools(readFileSync(sharedData(`retrieval/${set}/tools.jsonl`)!, 'utf8')).items;
     const queries = parseQueries(readFileSync(sharedData(`retrieval/${set}/queries.jsonl`)!, 'utf8')).items
       .filter((query) => query.subset === undefined || query.subset === 'single');

@@ -1,7 +1,7 @@
 /**
  * The strong-match rule, deprecation ranking and what the manifest shows, on real catalogues: the
  * bundled config's npm servers (captured tools/list) and the shared ones.
- * Source: issue 12 points 1–5; DESIGN §5, §6, §9.
+ * Source: docs/tools.md.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { describesDeprecation, isDeprecated } from '../../src/discovery/deprecat
 import { buildSearchIndex } from '../../src/discovery/searchIndex.js';
 import { judge, missesShortQuery, rareTermIdf, STRONG_FLOOR, type RankedForJudgement } from '../../src/discovery/strength.js';
 import { searchResult } from '../../src/gateway/searchAnswer.js';
-import { buildShelf } from '../../src/shelf.js';
+import { buildShelf } from '../../src/shelf/build.js';
 import { bundledCatalogue, bundledTools, entry, SHARED_ABSENT, sharedCatalogue } from './helpers.js';
 
 /** The bundled config's deferred tools: every tool but files' read_text_file, list_directory (direct) and read_file (hidden). */
@@ -19,7 +19,7 @@ const shelf = bundledCatalogue().filter((e) => !['files__read_text_file', 'files
 const shelfIndex = buildSearchIndex(shelf);
 const judged = (index: ReturnType<typeof buildSearchIndex>, query: string, limit = 5) => judge(index.rank(query, limit));
 
-describe('strong matches (issue 12 points 1–3)', () => {
+describe('strong matches', () => {
   it('"add two numbers" on the bundled shelf: get-sum alone is strong', () => {
     const ranked = shelfIndex.rank('add two numbers', 5);
     expect(ranked.hits).toHaveLength(5);
@@ -94,21 +94,21 @@ describe('short queries on the bundled config (servers.config.json over its serv
     return { ...result, structured: searchResult(entries, query, result.strong).structuredContent as { weak?: boolean; note?: string } };
   };
 
-  it('"delete a file": no tool deletes a file, so the answer is weak: nothing strong, the note says so (newcomer4)', async () => {
+  it('"delete a file": no tool deletes a file, so the answer is weak: nothing strong, the note says so', async () => {
     const found = await answer('delete a file');
     expect(found.matched.length).toBeGreaterThan(0);
     expect(found).toMatchObject({ strong: [], weak: true });
     expect(found.structured).toMatchObject({ weak: true, note: expect.stringMatching(/^No tool clearly matches/) });
   });
 
-  it('"search the web": no web tool is configured; memory and files search tools match "search" alone and are not strong (newcomer4)', async () => {
+  it('"search the web": no web tool is configured; memory and files search tools match "search" alone and are not strong', async () => {
     const found = await answer('search the web');
     expect(found.matched).toEqual(expect.arrayContaining(['memory__search_nodes', 'files__search_files']));
     expect(found).toMatchObject({ strong: [], weak: true });
     expect(found.structured.weak).toBe(true);
   });
 
-  it('a configured keyword phrase finds its tool, strong, though every word of it is a stop word ("what do you know" found nothing; newcomer4)', async () => {
+  it('a configured keyword phrase finds its tool, strong, though every word of it is a stop word ("what do you know" found nothing)', async () => {
     for (const query of ['what do you know', 'What do you know about Ada?', 'recall everything']) {
       const found = await answer(query);
       expect(found.matched[0], query).toBe('memory__read_graph');
@@ -127,7 +127,7 @@ describe('short queries on the bundled config (servers.config.json over its serv
   });
 });
 
-describe('deprecated tools (issue 12 point 4)', () => {
+describe('deprecated tools', () => {
   const files = bundledCatalogue(['files']);
   const index = buildSearchIndex(files);
 
@@ -169,7 +169,7 @@ describe('deprecated tools (issue 12 point 4)', () => {
   });
 });
 
-describe('manifest entries (issue 12 point 5)', () => {
+describe('manifest entries', () => {
   const text = renderManifest(shelf, { tokenBudget: 4000 }).text;
 
   it('required arrays and objects show their required item keys with types', () => {

@@ -3,7 +3,7 @@ import { suggestNames } from '../../src/discovery/suggest.js';
 
 const callable = ['files__read_text_file', 'files__read_multiple_files', 'files__write_file', 'github__create_issue', 'memory__create_entities'];
 
-describe('unknown-name suggestions (DESIGN §5)', () => {
+describe('unknown-name suggestions', () => {
   it('suggests a misspelled qualified name', () => {
     expect(suggestNames('files__read_txt_file', callable)[0]).toBe('files__read_text_file');
   });
@@ -13,7 +13,7 @@ describe('unknown-name suggestions (DESIGN §5)', () => {
     expect(suggestNames('WRITE_FILE', callable)).toContain('files__write_file');
   });
 
-  it('a name whose every word a callable name has comes before a closer spelling with another verb (newcomer4: read_file, hidden, got write_file first)', () => {
+  it('a name whose every word a callable name has comes before a closer spelling with another verb (read_file, hidden, got write_file first)', () => {
     expect(suggestNames('files__read_file', callable)[0]).toBe('files__read_text_file');
     expect(suggestNames('read_file', callable)[0]).toBe('files__read_text_file');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nameAliases } from '../../src/discovery/synonyms.js';
 
-describe('name synonyms (DESIGN §8 index fields)', () => {
+describe('name synonyms (index fields)', () => {
   it('expands each word of a name in any identifier style to the other words of its group', () => {
     expect(nameAliases('write_file')).toBe('save store');
     expect(nameAliases('createDirectory')).toBe('make add folder dir');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isStopWord, splitCase, splitWords, stem, tokenize } from '../../src/discovery/tokenize.js';
 
-describe('identifier splitting (DESIGN §8)', () => {
+describe('identifier splitting', () => {
   it.each([
     ['read_text_file', ['read', 'text', 'file']],
     ['list-allowed-directories', ['list', 'allowed', 'directories']],

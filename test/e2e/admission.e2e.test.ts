@@ -3,7 +3,7 @@
  * count the calls they receive: invalid arguments are answered with every violation by JSON path and
  * never reach the upstream, whatever the route (direct, call_tool, promoted); arguments only the
  * canonical schema describes are accepted; an uncompilable schema is forwarded with one warning; a
- * schema within budget reaches the client byte for byte. Source: issue #3 (tests), DESIGN §7.
+ * schema within budget reaches the client byte for byte. Source: docs/tools.md ("Calls", "Schemas on the wire").
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -56,7 +56,7 @@ describe('admission through the gateway (stdio)', () => {
     expect(await waitFor(() => !alive(gw.pid) && tree.every((p) => !alive(p)), 8000)).toBe(true);
   });
 
-  it('wrong-typed, missing-required and out-of-enum arguments each get an isError naming the JSON path, and the upstream is not called (§7)', async () => {
+  it('wrong-typed, missing-required and out-of-enum arguments each get an isError naming the JSON path, and the upstream is not called', async () => {
     const results: { isError?: unknown; text: string }[] = [];
     const reached = await callsDuring(gw.client, 'counter', async () => {
       for (const args of [{ mode: 'eco', level: 'high' }, { level: 2 }, { mode: 'warp' }]) {
@@ -73,14 +73,14 @@ describe('admission through the gateway (stdio)', () => {
     ]);
   });
 
-  it('every violation of one call is listed, one line each (§7)', async () => {
+  it('every violation of one call is listed, one line each', async () => {
     const result = await gw.client.callTool({ name: 'counter__set_mode', arguments: { level: 1.5, speed: 3 } });
     expect(result.isError).toBe(true);
     const lines = textOf(result).split('\n').slice(1).sort();
     expect(lines).toEqual(['- (root): missing required property "mode"', '- (root): unexpected property "speed"', '- /level: must be integer']);
   });
 
-  it('missing arguments count as {}: a required property is reported, a tool with none runs (§7)', async () => {
+  it('missing arguments count as {}: a required property is reported, a tool with none runs', async () => {
     const missing = await gw.client.callTool({ name: 'counter__set_mode' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain('(root): missing required property "mode"');
@@ -99,7 +99,7 @@ describe('admission through the gateway (stdio)', () => {
     expect(reached).toBe(1);
   });
 
-  it('through call_tool, invalid arguments get the same violation list and the upstream is not called (§5, §7)', async () => {
+  it('through call_tool, invalid arguments get the same violation list and the upstream is not called', async () => {
     const reached = await callsDuring(gw.client, 'counter', async () => {
       const result = await gw.client.callTool({ name: 'call_tool', arguments: { name: 'counter__set_mode', arguments: { mode: 'warp', level: 'x' } } });
       expect(result.isError).toBe(true);
@@ -111,7 +111,7 @@ describe('admission through the gateway (stdio)', () => {
     expect(reached).toBe(0);
   });
 
-  it('the compacted schema is advertised, yet a promoted call is checked against the canonical one (§7, §9)', async () => {
+  it('the compacted schema is advertised, yet a promoted call is checked against the canonical one', async () => {
     await gw.client.callTool({ name: 'tool_search', arguments: { query: 'search records filters columns', limit: 1 } });
     const { tools } = await gw.client.listTools();
     const advertised = tools.find((t) => t.name === 'big__search_records');
@@ -133,7 +133,7 @@ describe('admission through the gateway (stdio)', () => {
     expect(reached).toBe(0);
   });
 
-  it('a valid call using what only the canonical schema describes is accepted and forwarded unchanged, by name and through call_tool (§7)', async () => {
+  it('a valid call using what only the canonical schema describes is accepted and forwarded unchanged, by name and through call_tool', async () => {
     const byName = await gw.client.callTool({ name: 'big__search_records', arguments: DETAILED_ARGS });
     expect(byName.isError).toBeFalsy();
     expect(JSON.parse(textOf(byName))).toEqual({ tool: 'search_records', arguments: DETAILED_ARGS });
@@ -142,7 +142,7 @@ describe('admission through the gateway (stdio)', () => {
     expect(JSON.parse(textOf(bridged))).toEqual({ tool: 'search_records', arguments: DETAILED_ARGS });
   });
 
-  it('an anyOf the projection kept is still enforced in full: a branch with a missing field is refused (§7)', async () => {
+  it('an anyOf the projection kept is still enforced in full: a branch with a missing field is refused', async () => {
     const reached = await callsDuring(gw.client, 'big', async () => {
       const result = await gw.client.callTool({ name: 'big__search_records', arguments: { query: 'x', filter: { field: 'status', op: 'eq' } } });
       expect(result.isError).toBe(true);
@@ -151,7 +151,7 @@ describe('admission through the gateway (stdio)', () => {
     expect(reached).toBe(0);
   });
 
-  it('a canonical schema ajv cannot compile is forwarded unvalidated, with one warning on stderr (§7)', async () => {
+  it('a canonical schema ajv cannot compile is forwarded unvalidated, with one warning on stderr', async () => {
     const reached = await callsDuring(gw.client, 'big', async () => {
       for (const x of [5, 'anything']) {
         const result = await gw.client.callTool({ name: 'big__broken_ref', arguments: { x } });
@@ -202,7 +202,7 @@ function schemaText(line: string, name: string): string {
 }
 
 describe('schemas on the wire (raw JSON-RPC)', () => {
-  it('a schema within budget goes out byte-identical to the upstream’s: $schema, $defs, $ref, key order (§7)', async () => {
+  it('a schema within budget goes out byte-identical to the upstream’s: $schema, $defs, $ref, key order', async () => {
     const [upstream, gateway] = await Promise.all([rawToolsList([BIG]), rawToolsList([cliPath, '--config', admissionConfig(), '--no-share'])]);
     const canonical = schemaText(upstream, 'plain');
     expect(canonical).toMatch(/^\{"required":\["point"\],"\$schema":/);

@@ -2,7 +2,7 @@
  * A misspelt bare command is answered with the closest program on the PATH the upstream gets.
  * A config outside any project names a server by the bin toolshelf installed beside itself
  * (`mcp-server-memory`, a dependency), with no node_modules/.bin on PATH: the upstream still starts,
- * found beside toolshelf's own package (newcomer report; issue #8 point 8a looked only beside the config).
+ * found beside toolshelf's own package (the lookup used to look only beside the config).
  */
 import { spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';

@@ -1,11 +1,11 @@
 /**
- * The stdio call lane (gateway/callLane.ts) and direct upstream calls (upstream/directCall.ts) change
+ * The stdio call lane (gateway/fronts/callLane.ts) and direct upstream calls (upstream/directCall.ts) change
  * the path of a plain tools/call, never its answer: over raw stdio, each call is sent once in the
  * plain shape the lane takes and once with one extra `_meta` key that sends it through the SDK
  * Server instead, and the two answers must be byte-identical (ids aside), for both eras, against a
  * 2025-era upstream (direct calls) and a modern one (SDK Client). A client's cancellation of a lane
  * call reaches the upstream, and no response is sent for it, as the SDK does.
- * Source: issue #9 "Numbers" (proxy overhead per call); MCP spec, Utilities › Cancellation.
+ * Source: docs/benchmarks.md (proxy overhead per call); MCP spec, Utilities › Cancellation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, serverEntry, writeConfig } from '../helpers/gateway.js';

@@ -1,9 +1,9 @@
 /**
- * Faults found in the stdio call lane (gateway/callLane.ts) and direct upstream calls
+ * Faults found in the stdio call lane (gateway/fronts/callLane.ts) and direct upstream calls
  * (upstream/directCall.ts), each with the exact input that failed, over raw stdio to the built CLI
  * in front of a rude 2025-era upstream (fixtures/servers/rude.mjs). A call sent in the lane's shape
  * must end exactly as the same call sent through the SDK Server (a modern call with a progress token
- * goes there) did. Source: issue #9 "Numbers"; MCP spec 2026-07-28, Basic › `_meta`.
+ * goes there) did. Source: docs/benchmarks.md; MCP spec 2026-07-28, Basic › `_meta`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, writeConfig } from '../helpers/gateway.js';

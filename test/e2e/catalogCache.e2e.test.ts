@@ -1,5 +1,5 @@
 /**
- * Lazy upstreams from a cached catalogue (issue #11 point 2), through the real CLI over stdio: a
+ * Lazy upstreams from a cached catalogue, through the real CLI over stdio: a
  * start with a cached listing serves tools/list without spawning, a lazy upstream starts on its
  * first call (or a search that finds its tools) and stops when idle, and a stale cache is corrected
  * with list_changed. Spawns are counted by the recorder fixture's pid file.
@@ -62,7 +62,7 @@ describe('catalogue cache and lazy upstreams', () => {
     expect(textOf(result)).toBe(`alpha from ${spawned()[1]}`);
   });
 
-  it('starts an eager upstream served from the cache by itself once the gateway has served, with no call (newcomer3)', async () => {
+  it('starts an eager upstream served from the cache by itself once the gateway has served, with no call', async () => {
     const { path, spawned } = setup();
     await (await start(path)).close();
     expect(spawned()).toHaveLength(1);
@@ -142,7 +142,7 @@ describe('catalogue cache and lazy upstreams', () => {
     expect(spawned()).toHaveLength(2);
   });
 
-  it('lists afresh over a damaged cache file instead of crashing at start (breaker4)', async () => {
+  it('lists afresh over a damaged cache file instead of crashing at start', async () => {
     // The last record is a whole listing whose alpha differs from its pin: by default held for review (test/e2e/trust.e2e.test.ts).
     const { path, spawned } = setup({ lazy: true, trust: { changes: 'warn' } });
     await (await start(path)).close();
@@ -169,7 +169,7 @@ describe('catalogue cache and lazy upstreams', () => {
     }
   });
 
-  it('starts an idle lazy upstream when a reload makes it eager, without restarting anything (breaker4)', async () => {
+  it('starts an idle lazy upstream when a reload makes it eager, without restarting anything', async () => {
     const { path, spawned } = setup({ lazy: true });
     await (await start(path)).close();
     const gateway = await start(path);

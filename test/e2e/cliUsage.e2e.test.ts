@@ -1,6 +1,6 @@
 /**
- * The command line as a newcomer meets it, through the built CLI: `help` prints the usage, and a token
- * given over stdio is said to do nothing there (newcomer4). A serving run serves an empty config over
+ * The command line as a new user meets it, through the built CLI: `help` prints the usage, and a token
+ * given over stdio is said to do nothing there. A serving run serves an empty config over
  * stdio with stdin closed at once, so the gateway starts, sees its client gone and exits.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', input: '', timeout: 20_000, env: { ...base, ...env } });
 }
 
-describe('a token over stdio (newcomer4)', () => {
+describe('a token over stdio', () => {
   const config = writeConfig({ mcpServers: {} });
   const ignored = /only applies to --http; over stdio it is ignored/;
 
@@ -33,7 +33,7 @@ describe('a token over stdio (newcomer4)', () => {
   });
 });
 
-describe('help (newcomer4)', () => {
+describe('help', () => {
   it('`toolshelf help` prints the usage like --help, exit 0 (it was "Unexpected argument \'help\'", exit 2)', () => {
     const help = run(['help']);
     expect(help.status).toBe(0);
@@ -52,7 +52,7 @@ describe('help (newcomer4)', () => {
   });
 });
 
-describe('a mistyped option (newcomer5: "Unknown option \'--htp\'" with no guess)', () => {
+describe('a mistyped option ("Unknown option \'--htp\'" with no guess)', () => {
   it('gets the option it is closest to, as a mistyped command does, exit 2; one close to none gets no guess', () => {
     const serve = run(['--htp', '3000']);
     expect(serve.status).toBe(2);

@@ -1,5 +1,5 @@
 /**
- * Clients that search tools themselves (issue #13), through the built CLI over stdio and Streamable
+ * Clients that search tools themselves, through the built CLI over stdio and Streamable
  * HTTP on the real server-filesystem, with SDK clients named as the real clients name themselves in
  * `clientInfo.name`: the `_meta` keys (`anthropic/alwaysLoad`, `anthropic/searchHint`), the list
  * contents and the bytes of the first tools/list in each discovery mode, and the config keys that
@@ -67,7 +67,7 @@ function expectedDeferred(all: string[]): string[] {
   return all.filter((n) => !['files__list_directory', 'files__read_file', 'files__move_file'].includes(n)).sort();
 }
 
-/** What every `client`-mode list must hold (issue #13 point 2). */
+/** What every `client`-mode list must hold. */
 function expectClientMode(tools: Tool[]): void {
   expect(tools[0]?.name).toBe('files__list_directory');
   const rest = names(tools).slice(1);
@@ -131,7 +131,7 @@ describe('over Streamable HTTP: one gateway, a session per client name', () => {
     const own = firsts.get('github-copilot-developer')?.bytes ?? 0;
     for (const name of ['claude-ai', 'cursor-vscode', 'some-new-client']) expect(firsts.get(name)?.bytes).toBe(own);
     expect(firsts.get('Visual Studio Code')?.bytes).toBeLessThan(own);
-    // Claude Code's manifest is fitted to its 2,048-character description limit (DESIGN §6).
+    // Claude Code's manifest is fitted to its 2,048-character description limit (docs/tools.md).
     expect(firsts.get('claude-code')?.bytes).toBeLessThanOrEqual(firsts.get('Visual Studio Code')?.bytes ?? 0);
     const client = firsts.get('codex-mcp-client')?.bytes ?? 0;
     // Own mode's manifest marks read-only and destructive tools and call_tool carries its annotations
@@ -205,7 +205,7 @@ describe('over stdio: one gateway per client, bytes as traced', () => {
     expect((await traced()).schemaBytes).toBe(first.bytes);
     const read = await gw.client.callTool({ name: 'files__read_text_file', arguments: { path: join(dir, 'hello.txt') } });
     expect(textOf(read)).toBe('Hello from the sandbox!\n');
-    // Listed from the start, so DESIGN §10's "direct", not "catalog" (called by name from the manifest).
+    // Listed from the start, so its trace origin is "direct" (docs/cli.md), not "catalog" (called by name from the manifest).
     expect(await traced('tool_called')).toMatchObject({ name: 'files__read_text_file', origin: 'direct', isError: false });
   });
 

@@ -1,7 +1,7 @@
 /**
  * The instructions a client gets name only the tools its list has: a client whose list has no
  * tool_search (discovery in `client` mode: Codex under `auto`) is not told to use it, and a modern
- * client without call_tool is not told to run tools with it (newcomer4: Codex was told to search
+ * client without call_tool is not told to run tools with it (Codex was told to search
  * with a tool_search it did not have, and got "Unknown tool"). Upstreams' own instructions are kept
  * for every client. Both eras' SDK Clients over Streamable HTTP, in front of server-everything (it
  * has instructions of its own) and server-memory.
@@ -57,7 +57,7 @@ describe('instructions follow each client\'s tool list', () => {
   }
 });
 
-describe('a legacy client is told of call_tool when its list has it (newcomer5: Claude Desktop was told only "callable by name")', () => {
+describe('a legacy client is told of call_tool when its list has it (Claude Desktop was told only "callable by name")', () => {
   const gateway = gatewayFor({ mcpServers: servers });
 
   it('Claude Desktop (ignores list_changed): instructions and tool_search name call_tool; Claude Code (re-lists, no call_tool): by name', async () => {

@@ -6,7 +6,7 @@
  * and has call_tool in it; a modern client (v2 SDK Client in `auto` mode) has an unchanging list with
  * call_tool, and may also call by the real name the manifest gives. The scripted model calls a found
  * tool by name when its client's current list has it, else through call_tool.
- * Source: issue #9 point 7; DESIGN §5, §9, §14.
+ * Source: docs/protocol-eras.md; docs/tools.md, docs/protocol-eras.md.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * A bad config is refused before anything starts: non-zero exit and every problem by JSON path;
  * `${VAR}` works in every string, validated after expansion.
- * Source: issue #2 item 2, DESIGN §12, breaker findings M1, M2 and the empty-command finding.
+ * Source: docs/configuration.md, "Syntax and errors".
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -91,7 +91,7 @@ describe('a bad config file', () => {
   });
 });
 
-describe('${VAR} in fields the schema checks (breaker M1)', () => {
+describe('${VAR} in fields the schema checks', () => {
   const children: ChildProcess[] = [];
   afterAll(() => children.forEach((child) => child.kill('SIGTERM')));
   const text = '{"mcpServers":{"a":{"url":"${BREAKER_URL}","exposure":"${BREAKER_EXPO}"}}}';
@@ -121,7 +121,7 @@ describe('${VAR} in fields the schema checks (breaker M1)', () => {
   });
 });
 
-describe('server keys that name object internals (breaker M2)', () => {
+describe('server keys that name object internals', () => {
   it('refuses a "__proto__" server (exit 2) instead of starting with 0 upstreams', async () => {
     const result = await inspect(writeText(`{"mcpServers":{"__proto__":{"command":"node","args":[${JSON.stringify(fixture('counter.mjs'))}]}}}`));
     expect(result.status).toBe(2);
@@ -136,7 +136,7 @@ describe('server keys that name object internals (breaker M2)', () => {
   });
 });
 
-describe('mistyped commands (newcomer report)', () => {
+describe('mistyped commands', () => {
   it('names the command a mistyped word is close to, exit 2; a word close to none is still a stray argument', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', input: '', timeout: 20_000 });
     const typo = run('inpsect');

@@ -2,7 +2,7 @@
  * The official MCP server conformance suite against `toolshelf --http` (scripts/conformance.mjs):
  * the scenarios that fail are exactly those in conformance/expected-failures.json, each with its
  * reason, so a new failure fails here and a fixed one must leave the list. Offline, from the
- * lockfile; bounded at 120 s. Source: issue #5 item 8.
+ * lockfile; bounded at 120 s. Source: docs/robustness.md.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ async function runConformance(): Promise<Summary> {
   return JSON.parse(stdout) as Summary;
 }
 
-describe('MCP conformance suite (issue #5 item 8)', () => {
+describe('MCP conformance suite', () => {
   it('every expected failure names its reason', () => {
     for (const [scenario, reason] of Object.entries(expected)) expect(reason, scenario).toMatch(/\S{3,}/);
   });

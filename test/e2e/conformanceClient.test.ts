@@ -3,8 +3,8 @@
  * time, with toolshelf as the client under test (scripts/conformance-client.mjs through
  * conformance/client-wrapper.mjs): the scenarios that fail are exactly those in
  * conformance/expected-client-failures.json, each with its reason. About 3 s of CPU per scenario
- * (26 scenarios); the wall time grows with the machine's load, so the limit is wide. Source: issue
- * #10 item 6.
+ * (26 scenarios); the wall time grows with the machine's load, so the limit is wide. Source:
+ * docs/robustness.md, "Conformance".
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ interface Summary {
 const expected = JSON.parse(readFileSync(join(repoRoot, 'conformance/expected-client-failures.json'), 'utf8')) as Record<string, unknown>;
 const LIMIT_MS = 1_200_000;
 
-describe('MCP conformance suite, client scenarios (issue #10 item 6)', () => {
+describe('MCP conformance suite, client scenarios', () => {
   it('every expected failure names its reason', () => {
     for (const [scenario, reason] of Object.entries(expected)) expect(reason, scenario).toMatch(/\S{3,}/);
   });

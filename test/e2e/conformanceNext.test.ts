@@ -4,7 +4,7 @@
  * `toolshelf --http` in front of it: for each target × revision the failed scenarios are exactly
  * those in conformance/expected-failures-0.2.json, each with its reason, so a new failure fails here
  * and a fixed one must leave the list. One gateway for the whole run; offline, from the lockfile;
- * bounded at 240 s (50–80 s measured on 2 shared cores at load average 15–20). Source: issue #9 point 6.
+ * bounded at 240 s (50–80 s measured on 2 shared cores at load average 15–20). Source: docs/robustness.md.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -41,7 +41,7 @@ async function runConformance(): Promise<Summary> {
   return JSON.parse(stdout) as Summary;
 }
 
-describe('MCP conformance suite 0.2.x, both revisions, direct and through toolshelf (issue #9 point 6)', () => {
+describe('MCP conformance suite 0.2.x, both revisions, direct and through toolshelf', () => {
   it('the list covers both targets and both revisions, and every expected failure names its reason', () => {
     for (const target of ['upstream', 'gateway']) {
       expect(Object.keys(expected[target] ?? {}).sort(), target).toEqual(REVISIONS);

@@ -2,7 +2,7 @@
  * An upstream that stops reading its stdin (its pipe fills with the gateway's writes) costs only its
  * own calls: each times out as an isError result, another upstream still answers, and the gateway
  * ends with both upstreams when the client leaves, the writes still queued. Real SDK Client of each
- * era over stdio, deaf.mjs (reads nothing after `deafen`) and counter.mjs (breaker2 on 995fe7f: the
+ * era over stdio, deaf.mjs (reads nothing after `deafen`) and counter.mjs (the
  * upstream side of the shared drain, stdioTransport writeLine).
  */
 import { Client } from '@modelcontextprotocol/client';

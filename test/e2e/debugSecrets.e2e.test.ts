@@ -2,7 +2,7 @@
  * Credentials in a remote upstream's URL (user, password, a token in the query) never reach the log,
  * at debug level too: each failed transport's debug line quoted fetch's message, which holds the URL
  * whole ('Request cannot be constructed from a URL that includes credentials: http://u:…@…'), while
- * the start failure already left it out (breaker2 on 995fe7f; DESIGN §11 credentials). A real gateway
+ * the start failure already left it out (docs/architecture.md, "Trust model": credentials never in logs). A real gateway
  * over stdio; the URL points at 127.0.0.1 and fails before any connection.
  */
 import { spawn } from 'node:child_process';

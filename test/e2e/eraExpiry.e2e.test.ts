@@ -1,5 +1,5 @@
 /**
- * Cached era verdicts expire (issue #9 point 4): through the built CLI with a real SDK Client, an
+ * Cached era verdicts expire: through the built CLI with a real SDK Client, an
  * upstream that speaks both eras (the v2 `notifier.mjs` fixture, each `server/discover` counted) whose
  * catalogue cache record says `legacy`. While the verdict is fresh a start connects in 2025 with no
  * probe; once it is over 7 days old, or the server reports another version than when it was probed,

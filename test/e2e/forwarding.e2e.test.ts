@@ -2,7 +2,7 @@
  * Forwarding through the built CLI: results come back unchanged (every content type,
  * structuredContent, isError, _meta), upstream errors and timeouts become isError results naming the
  * server, an upstream's list_changed burst reaches the client once, and the trace records every
- * event with its origin. Source: issue #2 items 9, 11, 12; DESIGN §9, §10.
+ * event with its origin. Source: docs/tools.md, docs/cli.md.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ describe('forwarding', () => {
   });
   afterAll(() => gw.close());
 
-  it('returns an upstream result unchanged: every content type, structuredContent, isError, _meta (§2 item 9)', async () => {
+  it('returns an upstream result unchanged: every content type, structuredContent, isError, _meta', async () => {
     const direct = new Client({ name: 'direct', version: '1' });
     await direct.connect(new StdioClientTransport({ command: 'node', args: [fixture('counter.mjs')], stderr: 'ignore' }));
     const expected = await direct.request({ method: 'tools/call', params: { name: 'rich', arguments: {} } }, (await import('@modelcontextprotocol/core')).ResultSchema);
@@ -56,7 +56,7 @@ describe('forwarding', () => {
   });
 
   it('turns an upstream timeout into isError naming the server, and the gateway keeps serving', async () => {
-    // The isError names the 500 ms timeout: a tool answering after 5 s would have succeeded (no wall-clock bound, issue #8 point 11).
+    // The isError names the 500 ms timeout: a tool answering after 5 s would have succeeded (no wall-clock bound).
     const result = await gw.client.callTool({ name: 'counter__slow', arguments: { ms: 5000 } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/upstream server "counter" \(tool "slow"\) did not answer within 500 ms/);
@@ -64,7 +64,7 @@ describe('forwarding', () => {
     expect(textOf(echo)).toContain('still here');
   });
 
-  it('re-lists an upstream after its list_changed burst and tells the client once (§9)', async () => {
+  it('re-lists an upstream after its list_changed burst and tells the client once', async () => {
     const before = (await gw.client.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? '';
     expect(before).not.toContain('counter__extra_tool');
     let notified = 0;
@@ -77,7 +77,7 @@ describe('forwarding', () => {
     expect(after).toContain('counter__extra_tool');
   });
 
-  it('writes tools_advertised, tool_searched and tool_called with origin to the trace (§10)', async () => {
+  it('writes tools_advertised, tool_searched and tool_called with origin to the trace', async () => {
     await gw.client.callTool({ name: 'tool_search', arguments: { query: 'echo' } });
     await gw.client.callTool({ name: 'everything__echo', arguments: { message: 'x' } });
     await gw.client.callTool({ name: 'call_tool', arguments: { name: 'everything__get-sum', arguments: { a: 1, b: 2 } } });
@@ -102,7 +102,7 @@ describe('forwarding', () => {
     expect(origin('counter__rich')).toBe('direct');
   });
 
-  it('call_tool given tool_search runs the search; given itself, says what to pass instead (newcomer report)', async () => {
+  it('call_tool given tool_search runs the search; given itself, says what to pass instead', async () => {
     const direct = await gw.client.callTool({ name: 'tool_search', arguments: { query: 'add two numbers' } });
     const bridged = await gw.client.callTool({ name: 'call_tool', arguments: { name: 'tool_search', arguments: { query: 'add two numbers' } } });
     expect(bridged).toEqual(direct);

@@ -3,21 +3,21 @@
  * upstream (server-everything): each kind of mistake gets the answer the spec gives it (a JSON-RPC
  * error or an isError result), then a seeded fuzz run of a few thousand hostile messages per
  * transport, after which the gateway still lists and calls tools and leaves no process behind.
- * Source: issue #5 item 6; JSON-RPC 2.0 §5.1; MCP spec, Basic › Messages, Server › Tools (errors).
+ * Source: docs/robustness.md; JSON-RPC 2.0 §5.1; MCP spec, Basic › Messages, Server › Tools (errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSONRPCRequestSchema } from '@modelcontextprotocol/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { alive, descendants, serverEntry, textOf, waitFor, writeConfig } from '../helpers/gateway.js';
 import { fuzzLines } from '../gateway/malformed.js';
-import { readableId } from '../../src/gateway/invalidMessage.js';
+import { readableId } from '../../src/gateway/fronts/invalidMessage.js';
 import { openRawHttp, post, spawnHttp, startRawStdio, type Message, type RawHttpSession, type RawStdio, type SpawnedHttp } from '../gateway/wire.js';
 
 const MiB = 1024 * 1024;
 /**
  * Messages per transport, all of them sent every run: the work is counted, never cut short by a
- * wall-clock budget (2,000 of 2,500 within 22 s failed with 467 on a loaded 2-core machine; issue #8
- * point 11). About 20 s each on an idle machine; the per-test limit leaves a loaded one room.
+ * wall-clock budget (2,000 of 2,500 within 22 s failed with 467 on a loaded 2-core machine).
+ * About 20 s each on an idle machine; the per-test limit leaves a loaded one room.
  */
 const FUZZ_COUNT = 2500;
 /** Per-test limit in ms: generous, so load slows the run instead of failing it. */
@@ -59,10 +59,10 @@ const CASES: readonly Case[] = [
 
 /**
  * Invalid requests whose id can be read: answered -32600 with that id, never id null (JSON-RPC 2.0 §5;
- * issue #8 item 7, whose exact input is the first). A malformed response is not answered with its id.
+ * whose exact input is the first). A malformed response is not answered with its id.
  */
 const READABLE_ID_CASES: readonly Case[] = [
-  { name: 'params "x" (issue #8 item 7)', line: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"x"}', expected: { code: -32600, id: 2, status: 400 } },
+  { name: 'params "x"', line: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"x"}', expected: { code: -32600, id: 2, status: 400 } },
   { name: 'params "x" without "jsonrpc" (the issue text)', line: '{"id":2,"method":"tools/call","params":"x"}', expected: { code: -32600, id: 2, status: 400 } },
   { name: 'params an array', line: '{"jsonrpc":"2.0","id":"r1","method":"tools/list","params":[1,2]}', expected: { code: -32600, id: 'r1', status: 400 } },
   { name: 'method a number', line: '{"jsonrpc":"2.0","id":"r2","method":7}', expected: { code: -32600, id: 'r2', status: 400 } },
@@ -90,7 +90,7 @@ function checkAnswer(answer: Message | undefined, expected: Expected): void {
 /**
  * The ids of lines that are exactly one well-formed request other than initialize (among the lines
  * `eligible` picks), unique among every line sent that is answered with its own id: well-formed
- * requests and, since issue #8 item 7, invalid ones whose id can be read (a mutated line can repeat
+ * requests and invalid ones whose id can be read (a mutated line can repeat
  * another's id, e.g. "fz-1796" cut to "fz-179").
  */
 function expectedIds(lines: readonly string[], eligible: (index: number) => boolean = () => true): Set<string | number> {

@@ -3,7 +3,7 @@
  * never answers `initialize`, one with 5,000 tools, one with absurd schemas (1,000 levels deep, 1 MB,
  * self-referencing), one that sends hundreds of list_changed in a row. Each test shows the other
  * upstreams keep serving and that no process is left behind. For the first, the start timeout is
- * lowered to 2 s through `TOOLSHELF_START_TIMEOUT_MS`. Source: issue #5 item 3; DESIGN §9, §11, §13.
+ * lowered to 2 s through `TOOLSHELF_START_TIMEOUT_MS`. Source: docs/robustness.md, docs/tools.md, docs/benchmarks.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, startStdio, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
@@ -22,17 +22,17 @@ describe('an upstream that never answers initialize', () => {
     const path = writeConfig({
       mcpServers: {
         never: { command: 'node', args: [fixture('neverInit.mjs')] },
-        // Its own generous start timeout: a loaded machine may take more than 2 s to start it (issue #8 point 11).
+        // Its own generous start timeout: a loaded machine may take more than 2 s to start it.
         counter: { command: 'node', args: [fixture('counter.mjs')], exposure: 'direct', startTimeoutMs: 60_000 },
       },
     });
-    // debug: a retry with the same cause is logged at debug only (issue #8 point 9).
+    // debug: a retry with the same cause is logged at debug only.
     gw = await startWithStartTimeout(path, START_TIMEOUT_MS, ['--log-level', 'debug']);
   });
   afterAll(() => closeAndExpectNoOrphans(gw));
 
   it('is given up after the start timeout while the others serve, and retried with backoff', async () => {
-    // The log shows the start timed out and the other upstream served (no wall-clock bound, issue #8 point 11).
+    // The log shows the start timed out and the other upstream served (no wall-clock bound).
     const log = gw.stderr.join('\n');
     expect(log).toMatch(/upstream "never" failed to start: did not finish starting within [\d.]+ s \(startTimeoutMs\)/);
     expect(log).toMatch(/upstreams: 1\/2 connected/);
@@ -75,7 +75,7 @@ describe('upstreams with hostile tool lists', () => {
     const search = await gw.client.callTool({ name: 'tool_search', arguments: { query: 'object nested levels deep', limit: 3 } });
     const found = structuredOf<{ tools: { name: string; parameters?: unknown }[] }>(search).tools;
     expect(found.map((t) => t.name)).toContain('absurd__deep');
-    // Strong matches carry their projected schema, the others a one-line summary (issue 12).
+    // Strong matches carry their projected schema, the others a one-line summary.
     expect(found.some((t) => t.parameters !== undefined)).toBe(true);
     for (const tool of found) if (tool.parameters !== undefined) expect(JSON.stringify(tool.parameters).length).toBeLessThanOrEqual(5000);
     const call = async (name: string, args: Record<string, unknown>): Promise<string> => textOf(await gw.client.callTool({ name, arguments: args }));

@@ -2,7 +2,7 @@
  * Upstreams that misbehave on their output streams never take the gateway down: garbage lines on
  * stdout between valid messages, a result over the 64 MiB stdio message limit, megabytes of stderr.
  * Each test shows the other upstreams keep serving and that no process is left behind.
- * Source: issue #5 item 3; DESIGN §11.
+ * Source: docs/robustness.md.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ describe('upstreams with hostile output', () => {
 
   it('fails a result over the 64 MiB stdio limit at once, id first or last, and keeps serving', async () => {
     for (const tool of ['huge', 'huge_id_last']) {
-      // The reason names the size limit, not a timeout: it failed when the message was dropped (no wall-clock bound, issue #8 point 11).
+      // The reason names the size limit, not a timeout: it failed when the message was dropped (no wall-clock bound).
       const [huge] = await Promise.all([gw.client.callTool({ name: `oversized__${tool}`, arguments: {} }), counterAnswers()]);
       expect(huge.isError).toBe(true);
       expect(textOf(huge)).toMatch(
@@ -65,7 +65,7 @@ describe('upstreams with hostile output', () => {
     let flooding = true;
     const flood = gw.client.callTool({ name: 'flood__flood', arguments: { mb: 20 } });
     void flood.finally(() => (flooding = false));
-    // Counted, not timed (issue #8 point 11): answers from another upstream while the flood is drained.
+    // Counted, not timed: answers from another upstream while the flood is drained.
     let answeredMeanwhile = 0;
     for (let i = 0; i < 5; i++) {
       await counterAnswers();

@@ -2,7 +2,7 @@
  * Streamable HTTP security through the built CLI: loopback bind by default, Host and Origin checks
  * against DNS rebinding, the bearer token (flag and env), the body limit, malformed bodies, unknown
  * sessions, and DELETE ending a session with its promotion state. Idle closing is covered at unit
- * level (test/gateway/http.test.ts). Source: issue #5 item 5; DESIGN §11; MCP spec, Transports ›
+ * level (test/gateway/fronts/http.test.ts). Source: docs/http.md; docs/robustness.md; MCP spec, Transports ›
  * Streamable HTTP (security warning, session management).
  */
 import { readFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   return { client, transport };
 }
 
-describe('HTTP front, no token (DESIGN §11)', () => {
+describe('HTTP front, no token', () => {
   let gateway: SpawnedHttp;
   let host: string;
   beforeAll(async () => {
@@ -44,7 +44,7 @@ describe('HTTP front, no token (DESIGN §11)', () => {
     expect(await waitFor(() => descendants(pid).length === 0)).toBe(true);
   });
 
-  it('--http PORT binds to 127.0.0.1 only (§11)', () => {
+  it('--http PORT binds to 127.0.0.1 only', () => {
     const url = new URL(gateway.url);
     expect(url.hostname).toBe('127.0.0.1');
     expect(listeners(Number(url.port))).toEqual([`0100007F:${Number(url.port).toString(16).toUpperCase().padStart(4, '0')}`]);
@@ -109,7 +109,7 @@ describe('HTTP front, no token (DESIGN §11)', () => {
     expect(JSON.parse(answer.body).error.code).toBe(-32001);
   });
 
-  it('DELETE ends the session and its promotions: the old id gets 404, a new session starts unpromoted (§9)', async () => {
+  it('DELETE ends the session and its promotions: the old id gets 404, a new session starts unpromoted', async () => {
     const first = await connect(gateway.url);
     const found = await first.client.callTool({ name: 'tool_search', arguments: { query: 'echo back a message', limit: 1 } });
     const promoted = (found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
@@ -126,7 +126,7 @@ describe('HTTP front, no token (DESIGN §11)', () => {
   });
 });
 
-describe('bound to every interface (--http 0.0.0.0:PORT; newcomer4)', () => {
+describe('bound to every interface (--http 0.0.0.0:PORT)', () => {
   const token = 's3cret-token-for-tests';
   const auth = { authorization: `Bearer ${token}` };
   // This machine's own names as another machine would put them in Host: its addresses and host name.
@@ -192,7 +192,7 @@ describe('bound to every interface (--http 0.0.0.0:PORT; newcomer4)', () => {
   });
 });
 
-describe('bearer token (DESIGN §11)', () => {
+describe('bearer token', () => {
   const token = 's3cret-token-for-tests';
   const cases: [string, string[], Record<string, string>][] = [
     ['--token', ['--http', '127.0.0.1:0', '--token', token], {}],

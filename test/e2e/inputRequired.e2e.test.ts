@@ -1,6 +1,6 @@
 /**
- * Everything an upstream asks of the client, across eras, through `toolshelf --http` (issue #9 points
- * 3, 4 and 6): real SDK Clients, modern (2026-07-28, `input_required`) and legacy (a session that
+ * Everything an upstream asks of the client, across eras, through `toolshelf --http`
+ * (docs/tools.md, "Sampling, elicitation and roots"): real SDK Clients, modern (2026-07-28, `input_required`) and legacy (a session that
  * answers relayed requests), in front of 2025-era stdio fixtures (asker.mjs, inputs.mjs) and a
  * modern-only one (modernOnly.mjs).
  * - A modern call held for a retry that never comes does not make the next call's upstream request
@@ -147,7 +147,7 @@ describe('upstream input requests across eras through the gateway', () => {
   });
 });
 
-describe('a call whose upstream waits on its client’s answer does not time out while the client answers (breaker3)', () => {
+describe('a call whose upstream waits on its client’s answer does not time out while the client answers', () => {
   // timeoutMs 1500 and an answer after 3 s: the upstream's call is idle only in that it waits on the client.
   let gateway: HttpGateway;
   let upstream: { url: string; child: ChildProcess };
@@ -238,7 +238,7 @@ describe('a call whose upstream waits on its client’s answer does not time out
   });
 });
 
-describe('a modern client’s resources/read and completion/complete are its own requests upstream (breaker3)', () => {
+describe('a modern client’s resources/read and completion/complete are its own requests upstream', () => {
   // readAsker.mjs elicits while a resource is read and samples while completing; B's call is in flight on the same upstream.
   let gateway: HttpGateway;
   let modern: Client;
@@ -275,7 +275,7 @@ describe('a modern client’s resources/read and completion/complete are its own
   });
 });
 
-describe('an upstream log that cannot be tied to one client’s call reaches no client (breaker3)', () => {
+describe('an upstream log that cannot be tied to one client’s call reaches no client', () => {
   let gateway: HttpGateway;
   beforeAll(async () => {
     gateway = await startHttp(writeConfig({ mcpServers: { reader: { command: 'node', args: [fixture('readAsker.mjs')], exposure: 'direct' } } }));

@@ -3,7 +3,7 @@
  * run without --config from a folder that has no config (the bundled one, whose four servers are
  * found by their bins in the installing project's node_modules/.bin), and run by `npx` with an
  * `npx`-style upstream, where npm's own variables (npm_config_package, …) must not reach upstreams.
- * The tarball is packed and installed once for the file. Source: issue #8 point 8.
+ * The tarball is packed and installed once for the file. Source: docs/configuration.md.
  *
  * Offline install: `npm ci` fills the cache with tarballs but not with registry metadata, so
  * `npm install --offline <tgz>` fails with ENOTCACHED. The install folder gets a lockfile instead,
@@ -77,8 +77,8 @@ afterAll(async () => {
   await Promise.all(started.map((t) => t.close().catch(() => undefined)));
 });
 
-describe('the packed tarball, installed (issue #8 point 8)', () => {
-  it('ships the MIT LICENSE package.json names, and no source maps (they pointed to src/, which is not shipped; newcomer4)', () => {
+describe('the packed tarball, installed', () => {
+  it('ships the MIT LICENSE package.json names, and no source maps (they pointed to src/, which is not shipped)', () => {
     const installed = join(project, 'node_modules', 'toolshelf');
     expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('MIT');
     const license = readFileSync(join(installed, 'LICENSE'), 'utf8');
@@ -89,7 +89,7 @@ describe('the packed tarball, installed (issue #8 point 8)', () => {
     expect(dist.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(dist.filter((f) => f.endsWith('.js') && readFileSync(join(installed, 'dist', f), 'utf8').includes('sourceMappingURL'))).toEqual([]);
     expect(existsSync(join(installed, 'src'))).toBe(false);
-    // The sandbox holds what the model is meant to see: its .gitignore became a .npmignore on install, listed first (newcomer5).
+    // The sandbox holds what the model is meant to see: its .gitignore became a .npmignore on install, listed first.
     expect(readdirSync(join(installed, 'sandbox')).sort()).toEqual(['notes', 'welcome.txt']);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Upstream instructions reach the model (issue #8 point 10), through the built CLI and an SDK
+ * Upstream instructions reach the model, through the built CLI and an SDK
  * Client's getInstructions(): server-everything's (1,579 bytes, its tool names qualified) clipped at
  * a sentence or line end to the 1,024-byte default, a fixture's verbatim and one with its own `instructionsBytes`, in server-key
  * order under headings naming each server; a hidden-only server and a disabled one add nothing.
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUOTED_NOTE, qualifyToolNames, SHELF_INSTRUCTIONS_BRIDGE } from '../../src/gateway/instructions.js';
 import { fixture, repoRoot, serverEntry, startHttp, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';
 
-/** server-everything's instructions with its tools' names as the client calls them (everything__<name>; newcomer4). */
+/** server-everything's instructions with its tools' names as the client calls them (everything__<name>). */
 const everythingTools = new Set([
   ...(JSON.parse(readFileSync(join(repoRoot, 'test/fixtures/catalogs/bundled.json'), 'utf8')) as { everything: { name: string }[] }).everything.map((t) => t.name),
   // Listed to a client that declares roots, sampling and elicitation, as toolshelf does; the capture declared none.

@@ -1,7 +1,7 @@
 /**
- * No upstream list update is lost (issue #8 point 4): an upstream that adds a tool and sends
+ * No upstream list update is lost: an upstream that adds a tool and sends
  * list_changed while its own first tools/list answer is held back ends up, through the built CLI,
- * with the new tool in the client's list. Source: DESIGN §9.
+ * with the new tool in the client's list. Source: docs/tools.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';

@@ -4,7 +4,7 @@
  * upstreams: server/discover, a tools/list that is byte-identical before and after searches and calls
  * (with ttlMs/cacheScope), call_tool and real-name calls, input_required for an upstream's sampling and
  * elicitation, subscriptions/listen after an upstream list change, Mcp-Method/Mcp-Name checks,
- * progress and cancellation. Source: issue #9 point 3; DESIGN §9, §14; MCP spec 2026-07-28.
+ * progress and cancellation. Source: docs/tools.md, docs/protocol-eras.md; MCP spec 2026-07-28.
  */
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -219,7 +219,7 @@ describe('modern client over HTTP, pinned, and the raw wire', () => {
     expect((name.json.error as { code: number }).code).toBe(-32020);
   });
 
-  it('arguments nested too deeply to serialise get the isError a legacy client gets, not -32603 (breaker F5)', async () => {
+  it('arguments nested too deeply to serialise get the isError a legacy client gets, not -32603', async () => {
     const depth = 100_000;
     const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
     const body = modernBody(7, 'tools/call', { name: 'everything__echo', arguments: { message: 'placeholder' } }).replace('{"message":"placeholder"}', deep);
@@ -270,7 +270,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_0
   }
 }
 
-describe('open subscriptions/listen streams are capped like legacy sessions (breaker note)', () => {
+describe('open subscriptions/listen streams are capped like legacy sessions', () => {
   let gateway: HttpGateway;
   const previous = process.env.TOOLSHELF_MAX_SESSIONS;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 /**
  * What upstreams tell modern (2026-07-28) clients, through the built CLI over stdio and Streamable
  * HTTP with real v2 SDK Clients (modern, and legacy beside them), against the `notifier.mjs` fixture
- * spoken to in each era (issue #9 point 3):
+ * spoken to in each era:
  * - `notifications/resources/updated` reaches a modern client that named the URI in its
  *   `subscriptions/listen` filter, and only the clients (of either era) subscribed to that URI; one
  *   client's stream ending does not end another's updates;
@@ -10,12 +10,12 @@
  * - a modern `tools/list` is traced (`tools_advertised`, era `modern`) like a legacy one, with no
  *   credential in the trace.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { alive, cliPath, fixture, startHttp, tempDir, textOf, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { alive, sharedInstances, cliPath, fixture, startHttp, tempDir, textOf, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 
 const SECRET = 'sk-notify-test-0123456789abcdef';
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
@@ -184,14 +184,9 @@ describe('legacy and modern clients of one HTTP gateway share an upstream subscr
 
 describe('modern stdio clients of one shared instance', () => {
   const clients: Client[] = [];
-  /** Pids of this test's shared instances (their pid files in the test's state folder). */
-  const instances = (): number[] => {
-    const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
-    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.pid')).map((f) => Number(readFileSync(join(dir, f), 'utf8').trim())) : [];
-  };
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    const running = instances().filter(alive);
+    const running = sharedInstances().filter(alive);
     for (const pid of running) process.kill(pid, 'SIGTERM');
     await waitFor(() => !running.some(alive), 20_000);
   });
@@ -206,7 +201,7 @@ describe('modern stdio clients of one shared instance', () => {
     };
     const a = await connect('shared-a');
     const b = await connect('shared-b');
-    expect(instances()).toHaveLength(1);
+    expect(sharedInstances()).toHaveLength(1);
     const seenA = recording(a);
     const seenB = recording(b);
     await a.listen({ resourceSubscriptions: ['note://a'] });
@@ -225,7 +220,7 @@ describe('modern stdio clients of one shared instance', () => {
   });
 });
 
-describe('legacy clients of one HTTP gateway: an upstream log during a call reaches that call’s client alone (breaker3)', () => {
+describe('legacy clients of one HTTP gateway: an upstream log during a call reaches that call’s client alone', () => {
   let gateway: HttpGateway;
   beforeAll(async () => {
     gateway = await startHttp(writeConfig({ mcpServers: { notifier: { command: 'node', args: [fixture('notifier.mjs')], exposure: 'direct', protocol: 'legacy' } } }));
@@ -270,7 +265,7 @@ describe('legacy clients of one HTTP gateway: an upstream log during a call reac
   });
 });
 
-describe('a listen filter naming many unknown URIs costs one refresh of the resource routes (breaker3)', () => {
+describe('a listen filter naming many unknown URIs costs one refresh of the resource routes', () => {
   let gateway: HttpGateway;
   let lists: string;
   beforeAll(async () => {
@@ -296,7 +291,7 @@ describe('a listen filter naming many unknown URIs costs one refresh of the reso
   });
 });
 
-describe('a listen filter naming many URIs of a modern upstream costs one upstream re-listen, not one per URI (breaker3)', () => {
+describe('a listen filter naming many URIs of a modern upstream costs one upstream re-listen, not one per URI', () => {
   let gateway: HttpGateway;
   let listens: string;
   beforeAll(async () => {

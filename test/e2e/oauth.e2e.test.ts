@@ -1,7 +1,7 @@
 /**
  * OAuth sign-in for remote upstreams, end to end: a local authorization server + protected MCP
  * server (test/fixtures/servers/oauthServer.mjs), the browser played by test/fixtures/browser.mjs
- * through BROWSER, the built CLI, and the gateway driven by the SDK Client. Source: issue #10.
+ * through BROWSER, the built CLI, and the gateway driven by the SDK Client. Source: docs/sign-in.md.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -75,7 +75,7 @@ async function callWhenBack(gw: Connected, name: string): Promise<unknown> {
 const servers: AuthServer[] = [];
 
 // Each test runs several CLI processes and a gateway: a loaded machine needs the wide limit.
-describe('OAuth upstreams (issue #10)', { timeout: 180_000 }, () => {
+describe('OAuth upstreams', { timeout: 180_000 }, () => {
   let as: AuthServer;
   let shortLived: AuthServer;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 /**
  * Resources, prompts, completion and logging through the gateway from two copies of server-everything:
- * aggregated with collision-free URIs and prompt names, and routed back. Source: issue #5 item 4.
+ * aggregated with collision-free URIs and prompt names, and routed back. Source: docs/tools.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, serverEntry, startStdio, writeConfig, type Connected } from '../helpers/gateway.js';

@@ -1,6 +1,6 @@
 /**
  * Clean exit: after the client disconnects, or on SIGTERM / SIGINT, no process the gateway started is
- * alive, including servers behind `npx` and a shell. Source: issue #2 item 13, DESIGN §11.
+ * alive, including servers behind `npx` and a shell. Source: docs/robustness.md.
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -59,7 +59,7 @@ describe('no process is left behind', () => {
   }
 });
 
-describe('after SIGKILL of the gateway (issue #8 point 6)', () => {
+describe('after SIGKILL of the gateway', () => {
   it('the watchdog ends every upstream tree: npx → sh → node, sh -c wrappers, servers that ignore stdin closing and SIGTERM', async () => {
     const config = writeConfig({
       mcpServers: {

@@ -1,7 +1,7 @@
 /**
  * The whole path through the built CLI, over stdio and over Streamable HTTP, on real upstream servers
  * (server-filesystem, server-everything): list → tool_search → list_changed → re-list → call by real
- * name; call_tool; unknown and hidden names. Source: issue #2 (tests), DESIGN §5, §9.
+ * name; call_tool; unknown and hidden names. Source: docs/tools.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
@@ -28,7 +28,7 @@ function watchListChanged(client: Client): { count: () => number; next: () => Pr
 
 function promotionSuite(name: string, setup: () => Setup) {
   describe(name, () => {
-    it('first tools/list holds direct and bridge tools only; the manifest names deferred tools (§5, §6)', async () => {
+    it('first tools/list holds direct and bridge tools only; the manifest names deferred tools', async () => {
       const { client } = setup();
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(['files__list_directory', 'tool_search', 'call_tool']);
@@ -39,7 +39,7 @@ function promotionSuite(name: string, setup: () => Setup) {
       expect(search?.description).not.toMatch(/files__move_file/);
     });
 
-    it('tool_search promotes its strong matches, list_changed arrives, the re-list ends with them, and a real-name call reads the file (§9, issue 12)', async () => {
+    it('tool_search promotes its strong matches, list_changed arrives, the re-list ends with them, and a real-name call reads the file', async () => {
       const { client, sandbox } = setup();
       await client.listTools();
       const changes = watchListChanged(client);
@@ -62,7 +62,7 @@ function promotionSuite(name: string, setup: () => Setup) {
       expect(textOf(read)).toBe('Hello from the sandbox!\n');
     });
 
-    it('a search that promotes nothing new sends no list_changed (§9)', async () => {
+    it('a search that promotes nothing new sends no list_changed', async () => {
       const { client } = setup();
       await client.listTools();
       await client.callTool({ name: 'tool_search', arguments: { query: 'echo a message', limit: 1 } });
@@ -72,7 +72,7 @@ function promotionSuite(name: string, setup: () => Setup) {
       expect(changes.count()).toBe(0);
     });
 
-    it('call_tool runs a deferred tool by qualified name with the same result (§5)', async () => {
+    it('call_tool runs a deferred tool by qualified name with the same result', async () => {
       const { client } = setup();
       const result = await client.callTool({ name: 'call_tool', arguments: { name: 'everything__get-sum', arguments: { a: 2, b: 40 } } });
       expect(result.isError).toBeFalsy();
@@ -81,7 +81,7 @@ function promotionSuite(name: string, setup: () => Setup) {
       expect(direct.content).toEqual(result.content);
     });
 
-    it('an unknown name gets isError with close matches and a pointer to tool_search (§5)', async () => {
+    it('an unknown name gets isError with close matches and a pointer to tool_search', async () => {
       const { client } = setup();
       const result = await client.callTool({ name: 'files__read_txt_file', arguments: {} });
       expect(result.isError).toBe(true);
@@ -91,7 +91,7 @@ function promotionSuite(name: string, setup: () => Setup) {
       expect(textOf(result).match(/files__\w+/g)?.length ?? 0).toBeLessThanOrEqual(4);
     });
 
-    it('a hidden name is answered exactly like an unknown one and never suggested (§3)', async () => {
+    it('a hidden name is answered exactly like an unknown one and never suggested', async () => {
       const { client, sandbox } = setup();
       const hidden = await client.callTool({ name: 'files__read_file', arguments: { path: join(sandbox, 'hello.txt') } });
       expect(hidden.isError).toBe(true);
@@ -129,7 +129,7 @@ describe('over Streamable HTTP', () => {
   });
   promotionSuite('http session', () => state);
 
-  it('two HTTP sessions promote independently (§9)', async () => {
+  it('two HTTP sessions promote independently', async () => {
     const a = await gateway.connect('client-a');
     const b = await gateway.connect('client-b');
     await a.listTools();

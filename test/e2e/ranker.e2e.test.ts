@@ -3,8 +3,8 @@
  * invent names or find nothing, in `ranker` and `compare` modes, checked on the client's answer
  * and on the `tool_searched` trace line; the description per client (Claude Code's 2,048-character
  * cut); discovery switched off; and bad tool_search arguments.
- * Source: DESIGN §3 (discovery disabled), §5 (tool_search), §6 (client description limits), §8
- * (host ranker, rankMode), §10 (`tool_searched`); issue 4 item 3.
+ * Source: docs/tools.md (tool_search, client description limits), docs/search.md (host ranker, rankMode),
+ * docs/cli.md (`tool_searched`), docs/configuration.md (discovery disabled).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,7 +97,7 @@ const RANKERS: [label: string, module: string, expected: Expectation][] = [
 ];
 
 for (const mode of ['ranker', 'compare'] as const) {
-  describe.concurrent(`discovery.rankMode "${mode}" (§8)`, () => {
+  describe.concurrent(`discovery.rankMode "${mode}"`, () => {
     for (const [label, module, expected] of RANKERS) {
       it(`${label}; tool_search never fails and the trace says who served`, async () => {
         const { gw, trace } = await gatewayWith({ ranker: module, rankMode: mode, rankerTimeoutMs: RANKER_TIMEOUT_MS });
@@ -133,7 +133,7 @@ for (const mode of ['ranker', 'compare'] as const) {
   });
 }
 
-describe('names a host ranker invents never reach the client (§5)', () => {
+describe('names a host ranker invents never reach the client', () => {
   let gw: Connected;
   let trace: string;
   beforeAll(async () => {
@@ -154,14 +154,14 @@ describe('names a host ranker invents never reach the client (§5)', () => {
     expect(tools.map((tool) => tool.name).join(' ')).not.toMatch(/teleport|made_up/);
   });
 
-  it('an invented name called directly is an unknown tool, not a crash (§5)', async () => {
+  it('an invented name called directly is an unknown tool, not a crash', async () => {
     const result = await gw.client.callTool({ name: 'everything__teleport', arguments: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Unknown tool "everything__teleport"\./);
   });
 });
 
-describe("tool_search's description per client (§6)", () => {
+describe("tool_search's description per client", () => {
   let http: HttpGateway;
   let deferred: string[];
   beforeAll(async () => {
@@ -198,7 +198,7 @@ describe("tool_search's description per client (§6)", () => {
     expect(await searchDescription(await http.connect(''))).toBe(await searchDescription(await http.connect('some-other-client')));
   });
 
-  describe('bad tool_search arguments get an isError the model can act on, or a clamp (§5)', () => {
+  describe('bad tool_search arguments get an isError the model can act on, or a clamp', () => {
     let client: Client;
     beforeAll(async () => {
       client = await http.connect('toolshelf-e2e-args');
@@ -235,7 +235,7 @@ describe("tool_search's description per client (§6)", () => {
   });
 });
 
-describe('discovery.enabled false (§3)', () => {
+describe('discovery.enabled false', () => {
   let gw: Connected;
   beforeAll(async () => {
     ({ gw } = await gatewayWith({ enabled: false }));

@@ -1,7 +1,7 @@
 /**
  * An upstream's sampling and elicitation requests reach the client that made the call, and its
  * answers go back to the upstream; a client without the capability gets an isError, never a hang.
- * Source: issue #5 item 4 (the rest of MCP passed through); MCP spec, Client features.
+ * Source: docs/tools.md (the rest of MCP passed through); MCP spec, Client features.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';

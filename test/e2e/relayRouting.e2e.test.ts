@@ -1,5 +1,5 @@
 /**
- * An upstream's request goes only to the client it belongs to (issue #8 point 2). Two real HTTP
+ * An upstream's request goes only to the client it belongs to. Two real HTTP
  * sessions (SDK Clients that both answer sampling and elicitation) on one gateway, in front of the
  * sampler fixture over Streamable HTTP and over stdio. While B's call waits on the upstream, A's call
  * makes the upstream ask the client: with the related request id (the call's own response stream)
@@ -114,7 +114,7 @@ describe('upstream requests are routed by the call that caused them', () => {
     });
   }
 
-  it('a call A cancelled that keeps running upstream (stdio) cannot ask B, whose call is then the only one waiting (breaker)', async () => {
+  it('a call A cancelled that keeps running upstream (stdio) cannot ask B, whose call is then the only one waiting', async () => {
     let started!: () => void;
     const aReached = new Promise<void>((resolve) => (started = resolve));
     const cancel = new AbortController();

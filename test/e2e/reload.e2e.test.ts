@@ -1,5 +1,5 @@
 /**
- * Config reload without a restart (issue #11 point 3), through the real CLI over stdio: an edit
+ * Config reload without a restart, through the real CLI over stdio: an edit
  * starts added servers, ends removed ones, restarts changed ones and leaves the rest running; a
  * file that fails validation is refused with every problem listed on stderr and the running config
  * kept. Processes are counted by the recorder fixture's pid files.
@@ -67,7 +67,7 @@ describe('config reload', () => {
     expect(textOf(await gateway.client.callTool({ name: 'edit__ping', arguments: {} }))).toBe(`ping from ${pids('edit')[1]}`);
   });
 
-  it('an exposure-only edit: clients get list_changed, and the log line names the setting, no upstream touched (newcomer4)', async () => {
+  it('an exposure-only edit: clients get list_changed, and the log line names the setting, no upstream touched', async () => {
     const servers = { counter: { command: 'node', args: [fixture('counter.mjs')] } };
     const path = writeConfig({ mcpServers: servers, exposure: 'direct' }, tempDir());
     const gateway = await startStdio(path);
@@ -106,7 +106,7 @@ describe('config reload', () => {
     expect(pids('solo')).toHaveLength(1);
   });
 
-  it('lets a call in flight on a changed or removed server end before ending it; a call meanwhile waits for the replacement (breaker4)', async () => {
+  it('lets a call in flight on a changed or removed server end before ending it; a call meanwhile waits for the replacement', async () => {
     const path = writeConfig({ mcpServers: { edit: entry('drain-edit'), gone: entry('drain-gone') }, exposure: 'direct' }, tempDir());
     const gateway = await startStdio(path);
     open.push(gateway);
@@ -130,7 +130,7 @@ describe('config reload', () => {
     expect(await namesBecome(gateway, ['edit__ping'])).toEqual(['edit__ping']);
   });
 
-  it('applies every save to a config that is a symlink into another folder, not only the first (breaker4)', async () => {
+  it('applies every save to a config that is a symlink into another folder, not only the first', async () => {
     // A config kept in a dotfiles folder and linked into place; the editor saves the target by rename.
     const dotfiles = join(tempDir(), 'dotfiles');
     mkdirSync(dotfiles);
@@ -151,7 +151,7 @@ describe('config reload', () => {
     expect(gateway.stderr.filter((l) => l.includes('config reloaded'))).toHaveLength(saves.length);
   });
 
-  it("leaves a server running when an edit changes only toolshelf's own limits for it (breaker4)", async () => {
+  it("leaves a server running when an edit changes only toolshelf's own limits for it", async () => {
     const path = writeConfig({ mcpServers: { tuned: entry('tuned') }, exposure: 'direct' }, tempDir());
     const gateway = await startStdio(path);
     open.push(gateway);
@@ -165,7 +165,7 @@ describe('config reload', () => {
     expect(pids('tuned')).toEqual([pid]);
   });
 
-  it('applies an edit saved while the gateway was still starting its upstreams (breaker4)', async () => {
+  it('applies an edit saved while the gateway was still starting its upstreams', async () => {
     const dir = tempDir();
     const gate = join(dir, 'gate');
     const slow = { command: 'node', args: [fixture('slowInit.mjs')], env: { INIT_GATE_FILE: gate } };
@@ -182,7 +182,7 @@ describe('config reload', () => {
     expect(await namesBecome(gateway, ['added__ping', 'early__ping', 'slow__late_tool'])).toEqual(['added__ping', 'early__ping', 'slow__late_tool']);
   });
 
-  it('applies a config whose folder was deleted and made again (breaker4)', async () => {
+  it('applies a config whose folder was deleted and made again', async () => {
     const folder = join(tempDir(), 'conf');
     mkdirSync(folder);
     const path = writeConfig({ mcpServers: { first: entry('folder-first') }, exposure: 'direct' }, folder);
@@ -198,7 +198,7 @@ describe('config reload', () => {
     expect(await namesBecome(gateway, ['second__ping'])).toEqual(['second__ping']);
   });
 
-  it('says so when the config file is deleted, keeps serving, and applies it when it comes back (breaker4: kept without a word)', async () => {
+  it('says so when the config file is deleted, keeps serving, and applies it when it comes back (kept without a word)', async () => {
     const path = writeConfig({ mcpServers: { kept: entry('gone-kept') }, exposure: 'direct' }, tempDir());
     const gateway = await startStdio(path);
     open.push(gateway);

@@ -1,6 +1,6 @@
 /**
  * Remote upstreams: Streamable HTTP, SSE by fallback, and headers with ${VAR} interpolation.
- * Source: issue #2 item 3, DESIGN §11, §12.
+ * Source: docs/robustness.md, docs/configuration.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';

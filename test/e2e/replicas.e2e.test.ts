@@ -3,7 +3,7 @@
  * serve one modern client whose requests alternate between them — discover on one, tools/list on
  * the other, tool_search on one, call_tool on the other. A call held for `input_required` is the one
  * thing bound to a process: its retry on the other replica is refused (-32602) saying to call again.
- * Source: issue #9 point 5; DESIGN §14 (state: none, any replica can answer any request).
+ * Source: docs/http.md; docs/protocol-eras.md (state: none, any replica can answer any request).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';

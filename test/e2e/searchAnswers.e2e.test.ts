@@ -2,7 +2,7 @@
  * tool_search's answers through the built CLI, over stdio and Streamable HTTP, on the bundled
  * config's real npm servers: compact answers (full schema for strong matches only), weak matches
  * said and traced, promotion of strong matches only (a legacy client's list grows by what fits),
- * an exact name promoting that tool alone. Source: issue 12 points 1–3; DESIGN §5, §9, §10.
+ * an exact name promoting that tool alone. Source: docs/tools.md, docs/cli.md.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,7 +50,7 @@ function searchedLines(trace: string): { weak: boolean; topScore?: number; stron
 
 function answersSuite(label: string, setup: () => { fresh: () => Promise<Client>; trace: string }) {
   describe(label, () => {
-    it('"add two numbers": get-sum with its schema, the others by name and one line; text equals structuredContent (issue 12 point 1)', async () => {
+    it('"add two numbers": get-sum with its schema, the others by name and one line; text equals structuredContent', async () => {
       const client = await setup().fresh();
       const { answer, bytes, text } = await search(client, 'add two numbers');
       expect(JSON.parse(text)).toEqual(answer);
@@ -62,7 +62,7 @@ function answersSuite(label: string, setup: () => { fresh: () => Promise<Client>
         expect((tool as { summary: string }).summary).not.toContain('\n');
       }
       expect(answer.weak).toBeUndefined();
-      // Five full schemas used to take 9,197 bytes here (issue 12); one schema and four lines fit in a quarter.
+      // Five full schemas used to take 9,197 bytes here; one schema and four lines fit in a quarter.
       expect(bytes).toBeLessThan(9197 / 4);
     });
 

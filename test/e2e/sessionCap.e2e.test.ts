@@ -1,8 +1,8 @@
 /**
- * Abandoned sessions never lock out new clients (issue #8 point 3), through the built CLI with real
+ * Abandoned sessions never lock out new clients, through the built CLI with real
  * SDK Clients: at a cap of 3 (TOOLSHELF_MAX_SESSIONS), clients that close without DELETE (the SDK's
  * close() sends none) leave idle sessions; a new client still gets in and works, the least recently
- * used idle session is closed, and its id then gets 404. Source: DESIGN §11; MCP spec, Transports ›
+ * used idle session is closed, and its id then gets 404. Source: docs/robustness.md; MCP spec, Transports ›
  * Streamable HTTP (session management).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Shared upstreams (issue #11 point 1), through the real CLI over stdio with the SDK Client: stdio
+ * Shared upstreams, through the real CLI over stdio with the SDK Client: stdio
  * clients of one config share one background instance and one set of upstream processes (counted by
  * the recorder fixture's pid file), each keeps its own promotions, the instance ends once its last
  * client has been gone for `share.idleExitMs`, and a killed instance is replaced by the next client.
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { alive, cliPath, descendants, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { alive, sharedInstances, cliPath, descendants, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 function setup(exposure: 'direct' | 'deferred' = 'direct') {
   const dir = tempDir();
@@ -28,15 +28,6 @@ function setup(exposure: 'direct' | 'deferred' = 'direct') {
   return { path, upstreams };
 }
 
-/** Pids of the shared instances of this test (their pid files in the test's state folder). */
-function instances(): number[] {
-  const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.pid'))
-    .map((f) => Number(readFileSync(join(dir, f), 'utf8').trim()));
-}
-
 const open: Connected[] = [];
 const started: number[] = [];
 async function client(path: string, name = 'e2e-client'): Promise<Connected> {
@@ -47,7 +38,7 @@ async function client(path: string, name = 'e2e-client'): Promise<Connected> {
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
   // An instance still in its idle time is ended cleanly (it ends its upstreams); what a killed one left is killed.
-  const running = instances().filter(alive);
+  const running = sharedInstances().filter(alive);
   for (const pid of running) process.kill(pid, 'SIGTERM');
   await waitFor(() => !running.some(alive), 20_000);
   for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
@@ -57,7 +48,7 @@ afterEach(async () => {
 async function killInstance(path: string, upstreams: () => number[]): Promise<number> {
   const a = await client(path);
   await names(a);
-  const [killed] = instances();
+  const [killed] = sharedInstances();
   started.push(...upstreams());
   process.kill(killed!, 'SIGKILL');
   expect(await waitFor(() => !alive(a.pid), 20_000)).toBe(true); // its relay ends with the instance
@@ -66,11 +57,7 @@ async function killInstance(path: string, upstreams: () => number[]): Promise<nu
 
 const names = async (c: Connected): Promise<string[]> => (await c.client.listTools()).tools.map((t) => t.name).sort();
 
-// Skipped until fixed: under the whole suite's load a new --share client here sees its relay close the
-// connection about a second after start ("Connection closed"), in 3 of 7 fresh-clone runs, and then on
-// every retry of that run; never with this file alone. The cause is not found yet (see the CHANGELOG's
-// known problems); the other shared-instance tests (views.e2e, dashboard.e2e, relay.e2e) run.
-describe.skip('shared upstreams', () => {
+describe('shared upstreams', () => {
   it('serves two stdio clients from one instance and one set of upstream processes', async () => {
     const { path, upstreams } = setup();
     const a = await client(path, 'client-a');
@@ -78,7 +65,7 @@ describe.skip('shared upstreams', () => {
     expect(await names(a)).toEqual(['rec__ping', 'rec__weather_forecast']);
     expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
     expect(upstreams()).toHaveLength(1);
-    expect(instances()).toHaveLength(1);
+    expect(sharedInstances()).toHaveLength(1);
     // Only the current user can reach the instance: a 0700 folder, a 0600 socket.
     const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -88,8 +75,8 @@ describe.skip('shared upstreams', () => {
     expect(textOf(await a.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
     expect(textOf(await b.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${pid}`);
     // The relays are this test's children; the instance and the upstream are not.
-    expect(instances()[0]).not.toBe(a.pid);
-    expect(instances()[0]).not.toBe(b.pid);
+    expect(sharedInstances()[0]).not.toBe(a.pid);
+    expect(sharedInstances()[0]).not.toBe(b.pid);
   });
 
   it('keeps promotions per client', async () => {
@@ -110,7 +97,7 @@ describe.skip('shared upstreams', () => {
     const { path, upstreams } = setup();
     const a = await client(path);
     const b = await client(path);
-    const [instance] = instances();
+    const [instance] = sharedInstances();
     await a.close();
     await names(b); // still served after the first client left
     await b.close();
@@ -119,13 +106,31 @@ describe.skip('shared upstreams', () => {
     expect(readdirSync(join(process.env.TOOLSHELF_STATE_DIR!, 'shared')).filter((f) => f.endsWith('.sock') || f.endsWith('.pid'))).toEqual([]);
   });
 
+  it('waits for the client that started it even when idleExitMs is shorter than that client takes to connect', async () => {
+    // Under load a relay's connect came more than idleExitMs (300 ms here) after the listen: the new
+    // instance had ended by then and closed the client's connection as it arrived ("Connection closed").
+    // 1 ms makes that certain on any machine: the relay polls for the socket every 100 ms.
+    const { path, upstreams } = setup();
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { share: { idleExitMs: number } };
+    config.share.idleExitMs = 1;
+    writeFileSync(path, JSON.stringify(config));
+    const a = await client(path);
+    expect(await names(a)).toEqual(['rec__ping', 'rec__weather_forecast']);
+    expect(a.stderr.join('\n')).toContain('serving through the shared instance');
+    const [instance] = sharedInstances();
+    expect(alive(instance!)).toBe(true);
+    expect(textOf(await a.client.callTool({ name: 'rec__ping', arguments: {} }))).toBe(`ping from ${upstreams().at(-1)}`);
+    await a.close();
+    expect(await waitFor(() => !alive(instance!), 20_000)).toBe(true); // and it still ends 1 ms after its last client
+  });
+
   it('replaces a killed instance with a new one for the next client', async () => {
     const { path, upstreams } = setup();
     const killed = await killInstance(path, upstreams);
 
     const b = await client(path);
     expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
-    const [replacement] = instances();
+    const [replacement] = sharedInstances();
     expect(replacement).not.toBe(killed);
     expect(alive(replacement!)).toBe(true);
     // The replacement serves from the cached catalogue; its upstream may start only with this call.
@@ -135,7 +140,7 @@ describe.skip('shared upstreams', () => {
     expect(started).not.toContain(fresh);
   });
 
-  it('replaces a killed instance whose pid now belongs to an unrelated process, as after a reboot (breaker4)', async () => {
+  it('replaces a killed instance whose pid now belongs to an unrelated process, as after a reboot', async () => {
     const { path, upstreams } = setup();
     await killInstance(path, upstreams);
     // The pid file and socket stay behind; the system hands the pid to a process that is no instance.
@@ -147,7 +152,7 @@ describe.skip('shared upstreams', () => {
       // Before: the client waited for the stranger to listen until its initialize timed out (60 s).
       const b = await client(path);
       expect(await names(b)).toEqual(['rec__ping', 'rec__weather_forecast']);
-      const [replacement] = instances();
+      const [replacement] = sharedInstances();
       expect(replacement).not.toBe(stranger.pid);
       expect(alive(replacement!)).toBe(true);
       expect(alive(stranger.pid!)).toBe(true); // left alone
@@ -173,13 +178,13 @@ describe.skip('shared upstreams', () => {
     const a = await sampling('A');
     const b = await sampling('B');
     await b.listTools();
-    expect(instances()).toHaveLength(1);
+    expect(sharedInstances()).toHaveLength(1);
     const result = await a.callTool({ name: 'local__ask', arguments: { prompt: 'secret of A', kind: 'sampling', related: false } });
     expect(textOf(result)).toBe('answered: A read secret of A');
     expect(seen).toEqual({ A: ['secret of A'], B: [] });
   });
 
-  it('serves the client from its own process when no instance can be reached, saying why (breaker4)', async () => {
+  it('serves the client from its own process when no instance can be reached, saying why', async () => {
     const { path, upstreams } = setup();
     const state = process.env.TOOLSHELF_STATE_DIR!;
     // A socket path over sun_path's 107 bytes (Node listened on it cut short: ENOENT, then EADDRINUSE),
@@ -209,7 +214,7 @@ describe.skip('shared upstreams', () => {
     expect(existsSync(join(long, 'shared'))).toBe(false); // no instance tried a cut-short path
   });
 
-  it('tells every client\'s stderr the instance\'s summary and why an upstream failed, never another client\'s lines (newcomer4: they were in the instance log alone)', async () => {
+  it('tells every client\'s stderr the instance\'s summary and why an upstream failed, never another client\'s lines (they were in the instance log alone)', async () => {
     const { path: base } = setup();
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
     config.mcpServers.broken = { command: 'node', args: ['-e', 'console.error("no such folder: /nowhere"); process.exit(3)'] };
@@ -230,7 +235,7 @@ describe.skip('shared upstreams', () => {
     const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
     expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toHaveLength(1);
     await Promise.all(open.splice(0).map((c) => c.close()));
-    expect(await waitFor(() => !instances().some(alive), 20_000)).toBe(true);
+    expect(await waitFor(() => !sharedInstances().some(alive), 20_000)).toBe(true);
     expect(readdirSync(dir).filter((f) => f.endsWith('.status'))).toEqual([]);
   });
 
@@ -253,7 +258,7 @@ describe.skip('shared upstreams', () => {
     expect(relayed(b).sort()).toEqual([...warnings].sort());
   });
 
-  it('never tells another client what an upstream printed while serving a client\'s call (breaker5: a crash quoting A\'s path reached B\'s stderr)', async () => {
+  it('never tells another client what an upstream printed while serving a client\'s call (a crash quoting A\'s path reached B\'s stderr)', async () => {
     const dir = tempDir();
     const [restartGate, slowGate] = [join(dir, 'restart-gate'), join(dir, 'slow-gate')];
     const path = writeConfig(
@@ -285,7 +290,7 @@ describe.skip('shared upstreams', () => {
     }
   });
 
-  it('never quotes a credential an upstream echoes as it fails, in the status lines or a call answer (breaker5)', async () => {
+  it('never quotes a credential an upstream echoes as it fails, in the status lines or a call answer', async () => {
     const { path: base } = setup();
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
     // A key in its env, one it inherits, and one passed as an argument (node -e script -- --api-key …).
@@ -311,7 +316,7 @@ describe.skip('shared upstreams', () => {
     }
   });
 
-  it('an upstream\'s megabyte error with terminal escapes reaches no client raw: status lines and call answers are short printable lines (breaker5)', async () => {
+  it('an upstream\'s megabyte error with terminal escapes reaches no client raw: status lines and call answers are short printable lines', async () => {
     const { path: base } = setup();
     const config = JSON.parse(readFileSync(base, 'utf8')) as { mcpServers: Record<string, unknown> };
     // Refuses every request (the era probe, then initialize) with a 3 MB message that clears the screen and turns it red.
@@ -328,7 +333,7 @@ describe.skip('shared upstreams', () => {
     }
   });
 
-  it('tells relayed clients of a config reload, and a client joining later reads the upstreams as they are now (newcomer5)', async () => {
+  it('tells relayed clients of a config reload, and a client joining later reads the upstreams as they are now', async () => {
     const { path } = setup();
     const shared = (c: Connected): string[] => c.stderr.filter((line) => line.startsWith('toolshelf (shared instance): '));
     const a = await client(path, 'client-a');
@@ -353,7 +358,7 @@ describe.skip('shared upstreams', () => {
     open.push(a, b);
     await names(a);
     await names(b);
-    expect(instances()).toEqual([]);
+    expect(sharedInstances()).toEqual([]);
     expect(await waitFor(() => upstreams().length === 2, 20_000)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
  * A gateway whose client leaves while an upstream is still starting (served after the start-up wait)
  * ends without the later 'upstreams now' line: the shutdown ends that start, so the line said
  * 'upstreams now: 0/2 connected (slow: closed, ok: closed)', every upstream down, as the gateway
- * exited (breaker2 on 995fe7f; newcomer report for the line). Real stdio pipes, slowInit.mjs held by a
+ * exited. Real stdio pipes, slowInit.mjs held by a
  * gate file that is never written, so the start cannot end before the client leaves.
  */
 import { spawn } from 'node:child_process';

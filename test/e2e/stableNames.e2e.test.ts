@@ -1,9 +1,9 @@
 /**
- * A qualified name keeps its meaning for the life of the process (issue #8 item 5), through the built
+ * A qualified name keeps its meaning for the life of the process, through the built
  * CLI with the SDK Client over stdio and Streamable HTTP: an upstream re-list (list_changed) that adds
  * `get.item` beside `get_item`, or a second `prefix: false` server adding `deploy`, leaves the old name
- * on the old tool and gives the newcomer the suffix, with a warning; the same collision at start is
- * still refused (DESIGN §4). Fixture: test/fixtures/servers/collider.mjs.
+ * on the old tool and gives the later tool the suffix, with a warning; the same collision at start is
+ * still refused (docs/configuration.md). Fixture: test/fixtures/servers/collider.mjs.
  */
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
@@ -19,7 +19,7 @@ const server = (label: string, initial: string[], added: string[], extra: Record
 });
 
 // "alpha" sorts before "zulu" and "get.item" before "get_item": without the names given before, the
-// sorted re-list would hand both old names to the newcomers.
+// sorted re-list would hand both old names to the later tools.
 const configPath = (): string =>
   writeConfig({
     mcpServers: {
@@ -31,7 +31,7 @@ const configPath = (): string =>
 
 /** Calls the upstream's grow tool and resolves with the names listed after the list_changed it causes. */
 async function grow(client: Client, trigger: string): Promise<string[]> {
-  await client.listTools(); // list_changed goes to clients that have listed (DESIGN §9).
+  await client.listTools(); // list_changed goes to clients that have listed (docs/tools.md).
   const changed = nextListChanged(client);
   await client.callTool({ name: trigger, arguments: {} });
   await changed;
@@ -41,7 +41,7 @@ async function grow(client: Client, trigger: string): Promise<string[]> {
 const said = async (client: Client, name: string): Promise<string> => textOf(await client.callTool({ name, arguments: {} }));
 
 overEachTransport(configPath, (gateway) => {
-  it('a re-list adding get.item beside get_item: shop__get_item still reaches get_item, the newcomer is suffixed', async () => {
+  it('a re-list adding get.item beside get_item: shop__get_item still reaches get_item, the later tool is suffixed', async () => {
     const { client } = gateway();
     expect(await said(client, 'shop__get_item')).toBe('shop:get_item');
     const names = await grow(client, 'shop__grow_shop');
@@ -64,7 +64,7 @@ overEachTransport(configPath, (gateway) => {
   });
 });
 
-it('the same prefix: false collision present at start is refused, naming both servers (DESIGN §4)', async () => {
+it('the same prefix: false collision present at start is refused, naming both servers', async () => {
   const path = writeConfig({ mcpServers: { zulu: server('zulu', ['deploy'], [], { prefix: false }), alpha: server('alpha', ['deploy'], [], { prefix: false }) } });
   const child = spawn(process.execPath, [cliPath, 'inspect', '--config', path], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -3,7 +3,7 @@
  * still ends the gateway the usual ways, closing stdin or SIGTERM (MCP spec, Lifecycle › Shutdown ›
  * stdio), with its upstreams: the exit waited for a flush of that output that never came, so the
  * gateway lived on until killed; a client of a shared instance likewise kept its relay alive, the
- * relay waiting for the instance's last output (breaker2 on 995fe7f). A raw client over real pipes, as an SDK Client
+ * relay waiting for the instance's last output. A raw client over real pipes, as an SDK Client
  * cannot be told to stop reading; rude.mjs floods 100,000 progress notifications (~8 MB) into a call.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -3,8 +3,8 @@
  * stdio clients, which close the connection on a longer one): an upstream's progress or log message
  * over it, sent during a call, is dropped; a sampling request over it is refused to the upstream; the
  * call and the connection go on; a burst of progress reaches the client whole and in order. Over stdio with the real SDK Client of each era, against rude.mjs
- * (a 2025-era upstream, so calls go out directly). Source: MCP spec, Transports › stdio; breaker
- * report on 14f5a51 (an 11 MiB progress message ended the client's session).
+ * (a 2025-era upstream, so calls go out directly). Source: MCP spec, Transports › stdio;
+ * docs/robustness.md (an 11 MiB progress message ended the client's session).
  */
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';

@@ -4,7 +4,7 @@
  * the caller only the server's `timeoutMs` while other upstreams keep answering; a client's
  * cancellation (signal or its own timeout) reaches the upstream as `notifications/cancelled`; the
  * same over Streamable HTTP.
- * Source: issue #5 item 2; MCP spec, Utilities › Progress and › Cancellation.
+ * Source: docs/robustness.md; MCP spec, Utilities › Progress and › Cancellation.
  */
 import type { Client, Transport, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +88,7 @@ describe('timeouts, progress and cancellation', () => {
     let pending = true;
     const hung = gw.client.callTool({ name: 'slowpoke__hang', arguments: {} }).then((r) => ({ result: r, ms: Date.now() - started }));
     void hung.finally(() => (pending = false));
-    // Counted, not timed (issue #8 point 11): answers from the other upstream while the hung call waits.
+    // Counted, not timed: answers from the other upstream while the hung call waits.
     let answeredMeanwhile = 0;
     for (let i = 0; i < 5; i++) {
       const answer = await gw.client.callTool({ name: 'counter__set_mode', arguments: { mode: 'eco' } });

@@ -1,5 +1,5 @@
 /**
- * Upstreams of either protocol era behind one gateway (issue #9 point 4), through the built CLI
+ * Upstreams of either protocol era behind one gateway, through the built CLI
  * with a real SDK Client: a modern-only upstream (the v2 `modernOnly.mjs` fixture, 2025 handshake
  * refused) beside the bundled 2025-only npm servers. The era of each is negotiated on the first start
  * and cached in the catalogue cache record; the second start sends no `server/discover` (counted by
@@ -84,7 +84,7 @@ describe('upstreams of both eras', () => {
     expect(listed).toEqual(expect.arrayContaining(['modern__echo', 'everything__echo', 'files__list_directory', 'memory__read_graph', 'thinking__sequentialthinking']));
     const echoed = await first.client.callTool({ name: 'modern__echo', arguments: { text: 'hi' } });
     expect(textOf(echoed)).toBe('modern echo: hi');
-    // The modern upstream names itself in its result's _meta; the client talks to toolshelf (breaker F4).
+    // The modern upstream names itself in its result's _meta; the client talks to toolshelf.
     expect(JSON.stringify(echoed._meta ?? {})).not.toContain('modern-only');
     expect(textOf(await first.client.callTool({ name: 'everything__echo', arguments: { message: 'old' } }))).toContain('old');
     expect(textOf(await first.client.callTool({ name: 'memory__read_graph', arguments: {} }))).toContain('entities');

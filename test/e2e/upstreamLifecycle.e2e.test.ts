@@ -3,7 +3,7 @@
  * calls meanwhile get an isError saying it is unavailable and when it will be retried, and after it
  * returns its new tools reach the client with list_changed; a remote upstream whose session expired
  * is reconnected and the call retried once. Every test ends with an orphan check.
- * Source: issue #5 item 1; DESIGN §9, §11.
+ * Source: docs/robustness.md, docs/tools.md.
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -39,7 +39,7 @@ describe('a stdio upstream that crashes', () => {
     expect(textOf(crash)).toMatch(/^upstream server "crashy" \(tool "crash"\) is unavailable: the connection closed during the call\. It will be retried in about 1 s\.$/);
     const meanwhile = await gw.client.callTool({ name: 'crashy__echo', arguments: { text: 'hi' } });
     expect(meanwhile.isError).toBe(true);
-    // What the server printed as it exited is in the log only: it may quote another client's call (breaker5).
+    // What the server printed as it exited is in the log only: it may quote another client's call.
     expect(textOf(meanwhile)).toMatch(/is unavailable: the server exited\. It will be retried in about 1 s\./);
     expect(gw.stderr.join('\n')).toContain('upstream "crashy" disconnected; the server exited: fixture: fatal error, exiting');
     expect(textOf(await gw.client.callTool({ name: 'counter__call_count', arguments: {} }))).toBe('1');

@@ -7,12 +7,12 @@
  * for the clients on it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { alive, cliPath, fixture, startHttp, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected, type HttpGateway } from '../helpers/gateway.js';
+import { alive, sharedInstances, cliPath, fixture, startHttp, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected, type HttpGateway } from '../helpers/gateway.js';
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: 'object', properties: {} } });
 const TOOLS = {
@@ -158,15 +158,6 @@ describe('views over Streamable HTTP at /mcp/NAME', () => {
   });
 });
 
-/** Pids of the shared instances of this test file (their pid files in its state folder). */
-function instances(): number[] {
-  const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.pid'))
-    .map((f) => Number(readFileSync(join(dir, f), 'utf8').trim()));
-}
-
 describe('views over stdio with --view', () => {
   let env: ReturnType<typeof setup>;
   const open: Connected[] = [];
@@ -177,7 +168,7 @@ describe('views over stdio with --view', () => {
   afterAll(async () => {
     await Promise.all(open.map((c) => c.close().catch(() => undefined)));
     await Promise.all(modern.map((c) => c.close().catch(() => undefined)));
-    const running = instances().filter(alive);
+    const running = sharedInstances().filter(alive);
     for (const pid of running) process.kill(pid, 'SIGTERM');
     await waitFor(() => !running.some(alive), 20_000);
   });
@@ -197,7 +188,7 @@ describe('views over stdio with --view', () => {
     await expectChatView(modernChat);
     await expectCodingView(modernCoding);
     await expectChatView(legacyChat.client);
-    expect(instances()).toHaveLength(1);
+    expect(sharedInstances()).toHaveLength(1);
     for (const server of ['files', 'git', 'web']) expect(env.starts(server)).toBe(1);
   });
 

@@ -1,10 +1,10 @@
 /**
- * Every tool a client receives is one it accepts (issue #8 item 1), through the built CLI with the real
+ * Every tool a client receives is one it accepts, through the built CLI with the real
  * SDK Client over stdio and Streamable HTTP, in front of a fixture upstream whose declarations each sink
  * `Client.listTools()` when passed on as is (test/fixtures/servers/hostileSchemas.mjs): the first list,
  * tool_search results, the re-list after promotion, calls by name and through call_tool (structuredContent
  * still arrives where the outputSchema had to go), one warning per dropped tool however often the
- * upstream re-lists, and `toolshelf inspect`. Source: issue #8 item 1; MCP 2025-11-25 `Tool`.
+ * upstream re-lists, and `toolshelf inspect`. Source: docs/tools.md; MCP 2025-11-25 `Tool`.
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ overEachTransport(configPath, (gateway) => {
   it('tool_search results carry valid inputSchemas; after list_changed the re-list with the promoted tools succeeds', async () => {
     const { client } = gateway();
     const changed = nextListChanged(client);
-    // An exact-name search makes that tool the one strong match: full schema, promoted (issue #12 item 2).
+    // An exact-name search makes that tool the one strong match: full schema, promoted.
     for (const t of DEFERRED) {
       const found = await client.callTool({ name: 'tool_search', arguments: { query: `hostile__${t}` } });
       const [first] = (found.structuredContent as { tools: { name: string; parameters?: unknown }[] }).tools;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cleanListed, gatewayUri, mergePrompts, mergeResources, parseGatewayUri, renameContents, templateOwner } from '../../src/gateway/aggregate.js';
 
-describe('resources and prompts from several upstreams (issue #5 item 4)', () => {
+describe('resources and prompts from several upstreams', () => {
   it('keeps unique URIs verbatim and rewrites a later duplicate into toolshelf:// with a route back', () => {
     const { items, routes } = mergeResources([
       ['a', [{ uri: 'file:///x', name: 'x' }, { uri: 'file:///y', name: 'y' }]],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_QUERY_CHARS, parseCallToolArgs, parseSearchArgs } from '../../src/gateway/bridgeTools.js';
 
-describe('tool_search and call_tool arguments (DESIGN §5)', () => {
+describe('tool_search and call_tool arguments', () => {
   it('clamps limit to 1..maxLimit and defaults it', () => {
     expect(parseSearchArgs({ query: 'x' }, 5, 20)).toEqual({ query: 'x', limit: 5 });
     expect(parseSearchArgs({ query: 'x', limit: 0 }, 5, 20)).toEqual({ query: 'x', limit: 1 });
@@ -12,7 +12,7 @@ describe('tool_search and call_tool arguments (DESIGN §5)', () => {
     expect(parseSearchArgs({ query: '  ' }, 5, 20)).toHaveProperty('error');
   });
 
-  it('ranks at most the first 1,000 characters of a query (breaker M9: a 1 MB query blocked 2.4 s)', () => {
+  it('ranks at most the first 1,000 characters of a query (a 1 MB query blocked 2.4 s)', () => {
     const parsed = parseSearchArgs({ query: 'read file '.repeat(100_000) }, 5, 20);
     expect('query' in parsed && parsed.query.length).toBe(MAX_QUERY_CHARS);
   });

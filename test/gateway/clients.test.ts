@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bridgeEnabled, descriptionLimit, discoveryMode } from '../../src/gateway/clients.js';
 
-describe('call_tool bridge decision (DESIGN §5)', () => {
+describe('call_tool bridge decision', () => {
   it('auto: on for clients known to ignore list_changed and for unknown ones, off for those that honour it', () => {
     expect(bridgeEnabled('auto', 'claude-ai')).toBe(true);
     expect(bridgeEnabled('auto', 'cursor-vscode')).toBe(true);
@@ -12,13 +12,13 @@ describe('call_tool bridge decision (DESIGN §5)', () => {
     expect(bridgeEnabled('never', 'claude-ai')).toBe(false);
   });
 
-  it('knows Claude Code cuts descriptions at 2,048 characters (§6)', () => {
+  it('knows Claude Code cuts descriptions at 2,048 characters', () => {
     expect(descriptionLimit('claude-code')).toBe(2048);
     expect(descriptionLimit('claude-ai')).toBeUndefined();
   });
 });
 
-describe('discovery mode decision (issue #13)', () => {
+describe('discovery mode decision', () => {
   it('auto: client for Codex, which always defers MCP tools behind its own search; own for everyone else', () => {
     expect(discoveryMode('auto', 'codex-mcp-client')).toBe('client');
     expect(discoveryMode('auto', 'Codex')).toBe('client');

@@ -12,7 +12,7 @@ import type { Config } from '../../src/config/types.js';
 import { dispatchCall, type DispatchContext } from '../../src/gateway/dispatch.js';
 import type { Admit, UpstreamCaller } from '../../src/gateway/types.js';
 import { Admission } from '../../src/schema/admit.js';
-import { buildShelf } from '../../src/shelf.js';
+import { buildShelf } from '../../src/shelf/build.js';
 import type { TraceEvent } from '../../src/trace/events.js';
 import type { CallOptions, CallOutcome } from '../../src/upstream/types.js';
 

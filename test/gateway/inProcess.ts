@@ -8,12 +8,12 @@ import { serverPrefixes } from '../../src/catalog/naming.js';
 import type { UpstreamTool } from '../../src/catalog/types.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
-import { sessionSettings, type SessionOptions } from '../../src/gateway/session.js';
+import { sessionSettings, type SessionOptions } from '../../src/gateway/sessionOptions.js';
 import { UpstreamSubscriptions } from '../../src/gateway/subscriptions.js';
 import type { Shelf, UpstreamDirectory } from '../../src/gateway/types.js';
 import { Admission } from '../../src/schema/admit.js';
 import { jsonBytes } from '../../src/schema/measure.js';
-import { buildShelf } from '../../src/shelf.js';
+import { buildShelf } from '../../src/shelf/build.js';
 import type { TraceEvent } from '../../src/trace/events.js';
 import { silentLogger } from '../../src/trace/log.js';
 

@@ -1,5 +1,5 @@
 /**
- * toolshelf's own initialize instructions with each upstream's passed on (issue #8 point 10): byte
+ * toolshelf's own initialize instructions with each upstream's passed on: byte
  * budgets clipped at sentence ends, server-key order, a heading per server, hidden-only servers left out.
  */
 import { describe, expect, it } from 'vitest';
@@ -75,7 +75,7 @@ describe('upstreamInstructions', () => {
   });
 });
 
-describe('tool names in an upstream\'s instructions (newcomer4: server-everything said "Use `get-roots-list`")', () => {
+describe('tool names in an upstream\'s instructions (server-everything said "Use `get-roots-list`")', () => {
   const names = new Map([
     ['get-roots-list', 'everything__get-roots-list'],
     ['echo', 'everything__echo'],
@@ -88,7 +88,7 @@ describe('tool names in an upstream\'s instructions (newcomer4: server-everythin
       'Use `everything__get-roots-list` to see roots. Then everything__get-roots-list again.',
     );
     expect(qualifyToolNames('Call `echo` first; read_file reads.', nameOf)).toBe('Call `everything__echo` first; files__read_file reads.');
-    // A name that starts or ends with _ (breaker5: never qualified).
+    // A name that starts or ends with _ (never qualified).
     expect(qualifyToolNames('Use _internal_ or `_internal_`, not __init__.', (tool) => (tool === '_internal_' ? 'x___internal_' : undefined))).toBe('Use x___internal_ or `x___internal_`, not __init__.');
   });
 
@@ -101,7 +101,7 @@ describe('tool names in an upstream\'s instructions (newcomer4: server-everythin
     expect(everything?.text).toBe('Use `everything__get-roots-list`.');
   });
 
-  it('read no more of a 5 MB text than its budget shows, and clip to what the whole text clips to (breaker5: 1 s a session build)', () => {
+  it('read no more of a 5 MB text than its budget shows, and clip to what the whole text clips to (1 s a session build)', () => {
     const huge = ` \n Use \`get-roots-list\` to read roots.  Then echo.   ${'Call read_file, then `echo` on   it; get-roots-list.\n'.repeat(100_000)}`;
     let calls = 0;
     const counted = (server: string, tool: string): string | undefined => ((calls += 1), nameOf(tool));

@@ -39,7 +39,7 @@ describe('resultFromOutcome on an upstream success', () => {
   });
 });
 
-describe('fitResult measures only results that might be over the limit (issue #9 "Numbers")', () => {
+describe('fitResult measures only results that might be over the limit', () => {
   const measure = (value: unknown): { bytes: number } => ({ bytes: Buffer.byteLength(JSON.stringify(value)) });
 
   it('the text bound is never below the real size, whatever the characters', () => {

@@ -1,5 +1,5 @@
 /**
- * Shared upstream resource subscriptions and the listen filters they come from (issue #9 point 3):
+ * Shared upstream resource subscriptions and the listen filters they come from:
  * one client's unsubscribe never ends another's updates; a refused URI is not held nor promised.
  */
 import { describe, expect, it } from 'vitest';
@@ -62,7 +62,7 @@ describe('listen filters', () => {
     expect(withResourceSubscriptions(request, held)).toEqual(listen(3, held));
   });
 
-  it('holds the first MAX_LISTEN_URIS URIs of a filter and asks upstream for no more (breaker3: 1,500 URIs were 1,500 subscribes)', async () => {
+  it('holds the first MAX_LISTEN_URIS URIs of a filter and asks upstream for no more (1,500 URIs were 1,500 subscribes)', async () => {
     const { subs, asked } = registry();
     const uris = Array.from({ length: MAX_LISTEN_URIS + 500 }, (_, i) => `note://n${i}`);
     const held = await holdUris(subs, 'h', uris);

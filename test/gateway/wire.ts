@@ -25,7 +25,7 @@ export interface RawStdio {
   readonly pid: number;
   /** Every message the gateway wrote to stdout, in order. */
   readonly received: Message[];
-  /** Lines on stdout that were not JSON (must stay empty: stdout carries protocol only, DESIGN §11). */
+  /** Lines on stdout that were not JSON (must stay empty: stdout carries protocol only, docs/cli.md). */
   readonly junk: string[];
   /** Writes `line` plus a newline. */
   write(line: string): void;

@@ -3,7 +3,7 @@
  * and process-tree inspection for orphan checks. Every process started here is ended by `close()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,7 +66,7 @@ export interface Connected {
 /**
  * Starts `dist/cli.js --config <path>` over stdio and connects a Client named `clientName`. The
  * gateway serves from its own process (tests set TOOLSHELF_SHARE=0) unless `args` holds `--share`:
- * tests of one gateway per client stay exactly that, and sharing is tested where asked (issue #11).
+ * tests of one gateway per client stay exactly that, and sharing is tested where asked.
  */
 export async function startStdio(configPath: string, args: string[] = [], clientName = 'e2e-client'): Promise<Connected> {
   const transport = new StdioClientTransport({
@@ -154,6 +154,15 @@ export function descendants(pid: number): number[] {
 }
 
 /** True while `pid` exists and is not a zombie. */
+/** Pids of the shared instances of the running test: their pid files in its state folder (test/helpers/stateDir.setup.ts). */
+export function sharedInstances(): number[] {
+  const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.pid'))
+    .map((f) => Number(readFileSync(join(dir, f), 'utf8').trim()));
+}
+
 export function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

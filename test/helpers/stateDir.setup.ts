@@ -1,7 +1,7 @@
 /**
  * Every test gets a state folder of its own (TOOLSHELF_STATE_DIR, inherited by the gateways it
  * starts), so no test reads another's catalogue cache or joins another's shared instance, and none
- * touches the user's (issue #11). One temp root per test file, removed after it. Gateways started
+ * touches the user's. One temp root per test file, removed after it. Gateways started
  * over stdio serve from their own process (TOOLSHELF_SHARE=0) unless a test passes `--share`, and
  * without the sentence encoder (TOOLSHELF_SEMANTIC=0: BM25 alone, no model loaded) unless a test of
  * semantic ranking removes it.

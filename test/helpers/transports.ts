@@ -1,7 +1,7 @@
 /**
  * Runs one e2e suite over both downstream transports: the built CLI started on a config, with a real
  * SDK Client over stdio, then over Streamable HTTP. Each suite gets one connected client, the
- * gateway's stderr lines, and everything started is ended after it. Source: DESIGN §11.
+ * gateway's stderr lines, and everything started is ended after it. Source: docs/robustness.md.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';

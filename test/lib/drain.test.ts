@@ -1,4 +1,4 @@
-/** nextDrain (lib/drain.ts): writers behind a full stream share one wait (breaker on 14f5a51: O(n²) listeners in a flood). */
+/** nextDrain (lib/drain.ts): writers behind a full stream share one wait (O(n²) listeners in a flood). */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { nextDrain } from '../../src/lib/drain.js';

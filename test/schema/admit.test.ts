@@ -16,7 +16,7 @@ const readFile = {
   required: ['path'],
 };
 
-describe('Admission against the canonical schema (§7)', () => {
+describe('Admission against the canonical schema', () => {
   it('accepts valid arguments', () => {
     expect(new Admission().check('files__read_text_file', readFile, { path: '/a', mode: 'a' })).toEqual({ ok: true, validated: true });
   });
@@ -103,7 +103,7 @@ describe('Admission against the canonical schema (§7)', () => {
   });
 
   it('compiles each canonical schema once and reuses it', () => {
-    // Counted, not timed (issue #8 point 11): ajv's compile runs once per tool, whatever the calls.
+    // Counted, not timed: ajv's compile runs once per tool, whatever the calls.
     const admission = new Admission();
     const schema = wideAnyOf(200);
     const compile = vi.spyOn(AjvCore.prototype, 'compile');
@@ -129,7 +129,7 @@ describe('Admission against the canonical schema (§7)', () => {
   });
 });
 
-describe('meta-schema constraints checked without ajv\'s meta-schema pass (§7)', () => {
+describe('meta-schema constraints checked without ajv\'s meta-schema pass', () => {
   it('forwards unvalidated, with a warning, a schema whose broken constraint would change what is accepted', () => {
     const broken: Record<string, JsonObject> = {
       'negative maxLength': { type: 'object', properties: { a: { type: 'string', maxLength: -1 } } },

@@ -21,8 +21,8 @@ function load(file: string): UpstreamTool[] {
 }
 
 const title = present
-  ? 'every tool of every shared catalogue, third-party budget (§7)'
-  : `SKIPPED: shared catalogues not found at ${catalogDir} (catalogue-wide invariants of §7 not checked)`;
+  ? 'every tool of every shared catalogue, third-party budget'
+  : `SKIPPED: shared catalogues not found at ${catalogDir} (catalogue-wide wire invariants not checked)`;
 
 describe.skipIf(!present)(title, () => {
   it('finds catalogue files to check', () => {

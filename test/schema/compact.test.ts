@@ -8,7 +8,7 @@ import { compiles } from './helpers.js';
 
 const filler = (n: number): string => 'x'.repeat(n);
 
-describe('compaction ladder (§7), one rung at a time', () => {
+describe('compaction ladder, one rung at a time', () => {
   it('rung 0: a schema within budget is returned as the same object', () => {
     const schema = fixture('recursive-tree');
     const out = compactSchema(schema, jsonBytes(schema));
@@ -202,7 +202,7 @@ function cutsOneByOne(schema: JsonObject): JsonObject[] {
   return candidates;
 }
 
-describe('clipDescription (§7: clipped at a character boundary, ending in …)', () => {
+describe('clipDescription (clipped at a character boundary, ending in …)', () => {
   it('keeps text that fits, byte for byte', () => {
     expect(clipDescription('Reads a file.', 13)).toBe('Reads a file.');
   });

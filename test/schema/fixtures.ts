@@ -109,7 +109,7 @@ export function calibrationMs(): number {
 
 /**
  * The result of `run` and its time in calibration units ({@link calibrationMs} measured just before,
- * in the same run), so a loaded machine slows both sides alike. Source: issue #8 point 11.
+ * in the same run), so a loaded machine slows both sides alike. Source: docs/development.md.
  */
 export function timedAgainstBaseline<T>(run: () => T): { readonly result: T; readonly units: number } {
   const baselineMs = calibrationMs();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimateTokens, jsonBytes, textBytes } from '../../src/schema/measure.js';
 
-describe('measure (§7: UTF-8 bytes of compact JSON)', () => {
+describe('measure (UTF-8 bytes of compact JSON)', () => {
   it('counts compact JSON, no whitespace', () => {
     expect(jsonBytes({ a: [1, 2], b: 'x' })).toBe('{"a":[1,2],"b":"x"}'.length);
   });

@@ -10,14 +10,14 @@ const refsOnly = { ...off, resolveRefs: true };
 const stripOnly = { ...off, stripKeywords: true };
 const strictOnly = { ...off, strict: true };
 
-describe('prepareSchema with every option off (§7: verbatim by default)', () => {
+describe('prepareSchema with every option off (verbatim by default)', () => {
   it('returns the very same object', () => {
     const schema = fixture('draft07-definitions');
     expect(prepareSchema(schema, off)).toBe(schema);
   });
 });
 
-describe('resolveRefs (§7)', () => {
+describe('resolveRefs', () => {
   it('inlines draft-07 #/definitions refs and drops the table they no longer need', () => {
     const out = prepareSchema(fixture('draft07-definitions'), refsOnly);
     const props = out.properties as Record<string, JsonObject>;
@@ -77,7 +77,7 @@ describe('resolveRefs (§7)', () => {
   });
 });
 
-describe('stripKeywords (§7)', () => {
+describe('stripKeywords', () => {
   it('drops $schema, root $id, $comment and examples at keyword positions only', () => {
     const out = prepareSchema(fixture('draft07-definitions'), stripOnly);
     expect(out.$schema).toBeUndefined();
@@ -120,7 +120,7 @@ describe('stripKeywords (§7)', () => {
   });
 });
 
-describe('strict (§7)', () => {
+describe('strict', () => {
   const schema = {
     type: 'object',
     properties: {
@@ -181,7 +181,7 @@ describe('all options together', () => {
   });
 });
 
-describe('describeTool (§7: a tool with no description gets one from its name)', () => {
+describe('describeTool (a tool with no description gets one from its name)', () => {
   it('keeps a real description verbatim', () => {
     expect(describeTool('x', '  Reads a file.\n')).toBe('  Reads a file.\n');
   });

@@ -12,7 +12,7 @@ const verbatim = { resolveRefs: false, stripKeywords: false, strict: false };
 const thirdParty = { maxDescriptionBytes: 1000, maxSchemaBytes: 5000 };
 const options = { prepare: verbatim, compaction: thirdParty };
 
-describe('projectTool (§7)', () => {
+describe('projectTool', () => {
   it('sends a schema within budget with no preparation byte for byte: the same object', () => {
     const tool = { name: 'create', description: 'Create.', inputSchema: fixture('draft07-definitions') };
     const projected = projectTool(tool, options);
@@ -102,7 +102,7 @@ const adversarial: Record<string, unknown> = {
   'cyclic-looking $defs': { type: 'object', properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a', description: 'w'.repeat(6000) } } },
 };
 
-describe('adversarial schemas (§7 invariants)', () => {
+describe('adversarial schemas (wire invariants)', () => {
   for (const [name, schema] of Object.entries(adversarial)) {
     it(name, () => {
       const tool: UpstreamTool = { name: 'adversarial_tool', description: text('說明😀', 20_000), inputSchema: schema as JsonObject };
@@ -110,7 +110,7 @@ describe('adversarial schemas (§7 invariants)', () => {
         const projected = projectTool(tool, { prepare, compaction: thirdParty });
         expect(textBytes(projected.description)).toBeLessThanOrEqual(1000);
         // Preparation may change the surface (an inlined `$ref` reveals a `type`), and so may the wire form
-        // (issue #8 item 1: `type` becomes "object", a string `required` goes); compaction never does.
+        // (`type` becomes "object", a string `required` goes); compaction never does.
         const wire = wireInputSchema(schema as JsonObject);
         expect(wire.ok).toBe(true);
         expect(topLevelSurface(projected.inputSchema)).toEqual(topLevelSurface(prepareSchema(wire.ok ? wire.schema : {}, prepare)));

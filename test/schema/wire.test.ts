@@ -32,7 +32,7 @@ const OPTION_SETS: readonly (readonly [string, ProjectionOptions])[] = [
   ['uncompacted', { prepare: verbatim, compaction: false }],
 ];
 
-/** The Tool a client receives for `tool` (what gateway/advertise.ts `wireTool` sends). */
+/** The Tool a client receives for `tool` (what gateway/toolList.ts `wireTool` sends). */
 function wire(tool: UpstreamTool, options: ProjectionOptions): Record<string, unknown> {
   const projected = projectTool(tool, options);
   return { name: tool.name, description: projected.description, inputSchema: projected.inputSchema, ...projected.fields };
@@ -81,7 +81,7 @@ function clientAccepts(tools: readonly Record<string, unknown>[]): string | unde
   return undefined;
 }
 
-describe.skipIf(!present)('every tool of every shared catalogue reaches the client as a valid MCP Tool (issue #8 item 1)', () => {
+describe.skipIf(!present)('every tool of every shared catalogue reaches the client as a valid MCP Tool', () => {
   for (const file of files) {
     for (const [label, options] of OPTION_SETS) {
       it(`${file}, ${label}: each wire Tool passes the SDK's ToolSchema, and the whole list passes listTools()`, () => {
@@ -94,7 +94,7 @@ describe.skipIf(!present)('every tool of every shared catalogue reaches the clie
   }
 });
 
-describe('hostile declarations (issue #8 item 1, fixture test/fixtures/schemas/hostile-tools.json)', () => {
+describe('hostile declarations (fixture test/fixtures/schemas/hostile-tools.json)', () => {
   const listed = parseToolsPage(structuredClone(hostileRaw)).tools;
   const byName = new Map(listed.map((t) => [t.name, t]));
   const tool = (name: string): UpstreamTool => byName.get(name) as UpstreamTool;
@@ -133,7 +133,7 @@ describe('hostile declarations (issue #8 item 1, fixture test/fixtures/schemas/h
     expect(wire(tool('string_required'), options).inputSchema).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 
-  it('the canonical schema is never changed: admission keeps validating against what the upstream declared (§7)', () => {
+  it('the canonical schema is never changed: admission keeps validating against what the upstream declared', () => {
     const before = structuredClone(listed);
     for (const t of listed) {
       try {
@@ -174,8 +174,8 @@ describe('hostile declarations (issue #8 item 1, fixture test/fixtures/schemas/h
   });
 });
 
-describe('wire form rules (issue #8 item 1)', () => {
-  it('a valid schema is returned as the same object, so it stays byte-identical (§7)', () => {
+describe('wire form rules', () => {
+  it('a valid schema is returned as the same object, so it stays byte-identical', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], $defs: { x: {} } };
     const result = wireInputSchema(schema);
     expect(result.ok && result.schema).toBe(schema);

@@ -1,5 +1,5 @@
 /**
- * Which shared instance a client joins (issue #11 point 1): one per config file, flags, version and
+ * Which shared instance a client joins: one per config file, flags, version and
  * values of the variables the file uses; its files sit in a private folder; the share switch's
  * precedence (flag > TOOLSHELF_SHARE > config).
  */
@@ -46,7 +46,7 @@ describe('shareChosen', () => {
 });
 
 describe('socketPathProblem', () => {
-  it("refuses a path over sun_path's size, counted in bytes, per platform (unix(7); breaker4)", () => {
+  it("refuses a path over sun_path's size, counted in bytes, per platform (unix(7))", () => {
     const at = (bytes: number): string => `/${'é'.repeat(Math.floor((bytes - 1) / 2))}${(bytes - 1) % 2 ? 'x' : ''}`;
     expect(Buffer.byteLength(at(107))).toBe(107);
     expect(socketPathProblem(at(107), 'linux')).toBeUndefined();

@@ -53,7 +53,7 @@ it('a file of another instance, or a damaged one, prints nothing', () => {
   expect(printed).toEqual([]);
 });
 
-it('an upstream error of megabytes with ANSI escapes and a carriage return is one clipped, printable line (breaker5: it was dropped whole, or printed raw)', () => {
+it('an upstream error of megabytes with ANSI escapes and a carriage return is one clipped, printable line (it was dropped whole, or printed raw)', () => {
   const path = join(tempDir(), 'h.status');
   const status = statusWriter(path);
   status.add('upstream "evil" failed: \u001b[2J\u001b[31mgot\rroot\u0007 \u2028' + 'x'.repeat(5_000_000));
@@ -77,7 +77,7 @@ it('a file written by anything else is read as printable lines, at most MAX_STAT
   expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: '' }]);
 });
 
-it('a FIFO or a link in the status file\'s place reads as nothing, at once (breaker5: a FIFO blocked the relay and its client)', () => {
+it('a FIFO or a link in the status file\'s place reads as nothing, at once (a FIFO blocked the relay and its client)', () => {
   const dir = tempDir();
   const fifo = join(dir, 'f.status');
   execFileSync('mkfifo', [fifo]);
@@ -97,7 +97,7 @@ it('a FIFO or a link in the status file\'s place reads as nothing, at once (brea
   expect(readStatus(path, process.pid)).toEqual([{ sequence: 1, text: 'hello' }]);
 });
 
-it('a line under a topic replaces that topic\'s earlier lines: a later reader sees the state as it is, a reader meanwhile sees each change (newcomer5)', () => {
+it('a line under a topic replaces that topic\'s earlier lines: a later reader sees the state as it is, a reader meanwhile sees each change', () => {
   const path = join(tempDir(), 't.status');
   const status = statusWriter(path);
   status.add('upstreams: 0/2 connected (a: starting, b: starting)', 'upstreams');

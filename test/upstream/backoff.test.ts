@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffDelayMs, DEFAULT_BACKOFF } from '../../src/upstream/backoff.js';
 
 describe('backoffDelayMs', () => {
-  it('doubles the ceiling from 0.5 s and stops at the 30 s cap (DESIGN §11)', () => {
+  it('doubles the ceiling from 0.5 s and stops at the 30 s cap', () => {
     const ceilings = Array.from({ length: 10 }, (_, i) => backoffDelayMs(i + 1, 1));
     expect(ceilings).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000, 30_000]);
   });

@@ -1,5 +1,5 @@
 /**
- * The routing rule for upstream requests (issue #8 point 2): by the related call when the transport
+ * The routing rule for upstream requests: by the related call when the transport
  * names it, else by the only client whose calls wait; refused otherwise, never guessed.
  */
 import { describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ describe('ownerOf', () => {
   });
 });
 
-describe('ownerOf with parked calls (held for their client’s input_required retry; issue #9 point 6)', () => {
+describe('ownerOf with parked calls (held for their client’s input_required retry)', () => {
   const parked = (session: string): RequestOrigin => ({ ...origin(session), parked: () => true });
   it('a parked call of another client does not make a running call’s request ambiguous', () => {
     const p = parked('P');
@@ -53,7 +53,7 @@ describe('ownerOf with abandoned calls', () => {
 });
 
 describe('CallRouter', () => {
-  it('keeps a call the upstream never answered (cancelled, timed out) as abandoned: another client’s call is then not taken for its cause (breaker: A cancels, its sampling reached B)', async () => {
+  it('keeps a call the upstream never answered (cancelled, timed out) as abandoned: another client’s call is then not taken for its cause (A cancels, its sampling reached B)', async () => {
     const router = new CallRouter(false);
     await router.track(a1, async () => 'cancelled', (value) => value === 'cancelled');
     let releaseB!: () => void;
@@ -120,7 +120,7 @@ describe('CallRouter', () => {
   });
 });
 
-describe('CallRouter client turns (breaker3: a call waiting on its client is not idle)', () => {
+describe('CallRouter client turns (a call waiting on its client is not idle)', () => {
   it('clientActiveAt is now while an ask to that client is open, then when it was answered; other clients are untouched; forgotten once the calls end', async () => {
     const router = new CallRouter(false);
     const a = origin('A');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withoutServerInfo } from '../../src/upstream/calls.js';
 
-describe('withoutServerInfo (breaker F4: a forwarded result named the upstream as the responder)', () => {
+describe('withoutServerInfo (a forwarded result named the upstream as the responder)', () => {
   it("drops the upstream's serverInfo and keeps every other _meta key", () => {
     const result = { content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'evil', version: '1.0.0' }, trace: 'x' } };
     expect(withoutServerInfo(result)).toEqual({ content: [], _meta: { trace: 'x' } });

@@ -1,9 +1,9 @@
 /**
- * UpstreamConnection and UpstreamPool on a fake clock against faults the breaker found: a first
+ * UpstreamConnection and UpstreamPool on a fake clock against upstream faults: a first
  * start that stalls (it ends at the start timeout and the late success is announced), close() while
  * starting, a configuration problem logged once however often it is retried, a log flood held to
  * 50 a second, and a listing with many dropped tools logged in a few lines.
- * Source: breaker report C5, M6, M7, finding 4; DESIGN §11.
+ * Source: docs/robustness.md.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../src/trace/log.js';
@@ -40,7 +40,7 @@ async function started(options = fake.options()): Promise<UpstreamConnection> {
   return conn;
 }
 
-describe('a first start that completes late (breaker C5)', () => {
+describe('a first start that completes late', () => {
   it('a stalled start ends at the start timeout; the pool’s start resolves; the tools of a later success are announced', async () => {
     fake.plan.push('stall');
     const changed: string[] = [];
@@ -78,7 +78,7 @@ describe('a first start that completes late (breaker C5)', () => {
   });
 });
 
-describe('a tool declaration too deep to serialise (breaker C1)', () => {
+describe('a tool declaration too deep to serialise', () => {
   it('neither fails the start nor a re-list; each counts as a change', async () => {
     let schema: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 5000; i++) schema = { type: 'object', properties: { next: schema } };
@@ -93,7 +93,7 @@ describe('a tool declaration too deep to serialise (breaker C1)', () => {
   });
 });
 
-describe('configuration problems (breaker finding 4)', () => {
+describe('configuration problems', () => {
   it('are retried with backoff but logged once while the cause stays the same', async () => {
     const { logger, lines } = recordingLogger();
     fake.plan.push('misconfigured', 'misconfigured', 'misconfigured');
@@ -111,7 +111,7 @@ describe('configuration problems (breaker finding 4)', () => {
     expect(lines.filter((l) => l.includes('will be retried')).map((l) => l.slice(0, l.indexOf(':')))).toEqual(['info', 'debug', 'debug']);
   });
 
-  it('any start failure is logged again only when its cause changes (issue #8 point 9)', async () => {
+  it('any start failure is logged again only when its cause changes', async () => {
     const { logger, lines } = recordingLogger();
     fake.plan.push('fail', 'fail', 'misconfigured', 'fail');
     await started(fake.options({ logger }));
@@ -123,7 +123,7 @@ describe('configuration problems (breaker finding 4)', () => {
 });
 
 describe('floods from one upstream', () => {
-  it('passes 50 log messages a second to onNotification and reports the drops (breaker M7)', async () => {
+  it('passes 50 log messages a second to onNotification and reports the drops', async () => {
     const got: { method: string; params?: Record<string, unknown> }[] = [];
     await started(fake.options({ onNotification: (_key, n) => got.push(n) }));
     await fake.log(500);
@@ -136,7 +136,7 @@ describe('floods from one upstream', () => {
     });
   });
 
-  it('logs a listing with hundreds of dropped tools in 11 lines, and the same listing again not at all (breaker M6)', async () => {
+  it('logs a listing with hundreds of dropped tools in 11 lines, and the same listing again not at all', async () => {
     const { logger, lines } = recordingLogger();
     fake.tools = [tool('echo'), ...Array.from({ length: 300 }, () => tool('echo'))];
     const conn = await started(fake.options({ logger }));
@@ -156,7 +156,7 @@ describe('floods from one upstream', () => {
   });
 });
 
-describe('a config reload after close (breaker4)', () => {
+describe('a config reload after close', () => {
   it('a reload queued behind another while the gateway shut down starts nothing', async () => {
     let attempts = 0;
     const pool = new UpstreamPool({ up: fakeServer() }, fake.options({ transports: (...args) => ((attempts += 1), fake.transports(...args)) }));

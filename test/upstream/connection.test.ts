@@ -1,7 +1,7 @@
 /**
  * UpstreamConnection on a fake clock against an in-process upstream: the restart schedule, what calls
  * get meanwhile, re-listing after a return, start timeout, list_changed throttling, timeouts,
- * progress, total cap, cancellation and expired remote sessions. Source: DESIGN §9, §11; issue #5 items 1–2.
+ * progress, total cap, cancellation and expired remote sessions. Source: docs/tools.md, docs/robustness.md.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamConnection } from '../../src/upstream/connection.js';
@@ -34,7 +34,7 @@ async function started(options = fake.options(), server = fakeServer()): Promise
 /** Offsets of connection attempts after the first, in ms from `from`. */
 const offsets = (from: number): number[] => fake.attempts.slice(1).map((t) => t - from);
 
-describe('restart after a crash (issue #5 item 1)', () => {
+describe('restart after a crash', () => {
   it('restarts on the exponential schedule with jitter, each failed restart doubling the delay', async () => {
     await started();
     expect(conn.status).toBe('ready');
@@ -156,7 +156,7 @@ describe('restart after a crash (issue #5 item 1)', () => {
   });
 });
 
-describe('start-up (issue #5 item 3)', () => {
+describe('start-up', () => {
   it('gives up on a server that never answers initialize after the start timeout, and retries it', async () => {
     fake.plan.push('hang');
     conn = new UpstreamConnection('up', fakeServer(), fake.options({ startTimeoutMs: 2000 }));
@@ -173,7 +173,7 @@ describe('start-up (issue #5 item 3)', () => {
     expect(conn.status).toBe('ready');
   });
 
-  it('announces the first listing, so a caller that stopped waiting for start() learns of the tools (breaker C5)', async () => {
+  it('announces the first listing, so a caller that stopped waiting for start() learns of the tools', async () => {
     const changed: string[] = [];
     fake.plan.push('hang');
     conn = new UpstreamConnection('up', fakeServer(), fake.options({ startTimeoutMs: 2000, onToolsChanged: (key) => changed.push(key) }));
@@ -203,7 +203,7 @@ describe('start-up (issue #5 item 3)', () => {
   });
 });
 
-describe('an eager upstream served from the cache, held until the gateway has served (newcomer3)', () => {
+describe('an eager upstream served from the cache, held until the gateway has served', () => {
   /** A catalogue cache that knows the fake upstream's tools: `open` serves them without connecting. */
   const cached: ListingStore = { load: () => ({ tools: [tool('echo')] }), save: () => {} };
   const never = new Promise<void>(() => {});
@@ -250,7 +250,7 @@ describe('an eager upstream served from the cache, held until the gateway has se
   });
 });
 
-describe('list_changed (DESIGN §9, issue #5 item 3)', () => {
+describe('list_changed', () => {
   it('re-lists once for a burst of hundreds of notifications', async () => {
     const changed: string[] = [];
     await started(fake.options({ onToolsChanged: (key) => changed.push(key) }));
@@ -275,7 +275,7 @@ describe('list_changed (DESIGN §9, issue #5 item 3)', () => {
   });
 });
 
-describe('no list update is lost (issue #8 point 4)', () => {
+describe('no list update is lost', () => {
   const names = (): string[] => conn.tools.map((t) => t.name);
 
   it('a list_changed that arrives while the first tools/list is in flight is re-listed after it', async () => {
@@ -322,7 +322,7 @@ describe('no list update is lost (issue #8 point 4)', () => {
   });
 });
 
-describe('calls: timeout, progress, total cap, cancellation (issue #5 item 2)', () => {
+describe('calls: timeout, progress, total cap, cancellation', () => {
   it('times out after the server’s timeoutMs and tells the upstream to cancel', async () => {
     await started(fake.options(), fakeServer({ timeoutMs: 1000 }));
     const call = conn.callTool('slow', { ms: 5000 });
@@ -389,7 +389,7 @@ describe('calls: timeout, progress, total cap, cancellation (issue #5 item 2)', 
   });
 });
 
-describe('expired remote session (issue #5 item 1)', () => {
+describe('expired remote session', () => {
   it('reconnects and sends the call once more', async () => {
     const changed: string[] = [];
     await started(fake.options({ onToolsChanged: (key) => changed.push(key) }));

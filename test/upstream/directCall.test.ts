@@ -4,7 +4,7 @@
  * JSON-RPC error with data, progress, responses that are not valid (the call times out), the caller
  * cancelling, and the upstream exiting mid-call. 2026-07-28 era: plain results, progress, and
  * `input_required` rounds (sampling, elicitation) that the Client's engine fulfils through the relay
- * and retries. Issue #9 "Numbers".
+ * and retries. Source: docs/benchmarks.md (proxy overhead per call).
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';

@@ -9,7 +9,7 @@ function waiting(requests: DirectRequests): { id: number; seen: (DirectResponse 
   return { id, seen };
 }
 
-describe('direct requests beside the SDK Client (issue #9 "Numbers")', () => {
+describe('direct requests beside the SDK Client', () => {
   it('ids are negative integers, never one the SDK Client counts up to', () => {
     const requests = new DirectRequests();
     expect([requests.nextId(), requests.nextId(), requests.nextId()]).toEqual([-1, -2, -3]);

@@ -35,7 +35,7 @@ export async function expectChildren(gateway: Connected, count: number, ms = 500
   expect(settled, `gateway children: ${live().map(commandLine).join('; ')}`).toBe(true);
 }
 
-/** Closes the gateway and checks that it and every process it started are gone (DESIGN §11). */
+/** Closes the gateway and checks that it and every process it started are gone (docs/robustness.md). */
 export async function closeAndExpectNoOrphans(gateway: Connected): Promise<void> {
   const pids = [gateway.pid, ...descendants(gateway.pid)];
   await gateway.close();
@@ -46,7 +46,7 @@ export async function closeAndExpectNoOrphans(gateway: Connected): Promise<void>
 /**
  * Starts the gateway over stdio with `TOOLSHELF_START_TIMEOUT_MS` set, for upstreams that never start,
  * and a start-up wait longer than it, so the gateway serves (and prints its summary) only once each
- * upstream is up or given up, however slow a loaded machine makes the start (issue #8 point 11).
+ * upstream is up or given up, however slow a loaded machine makes the start.
  */
 export async function startWithStartTimeout(configPath: string, startTimeoutMs: number, args: string[] = []): Promise<Connected> {
   const previous = { start: process.env.TOOLSHELF_START_TIMEOUT_MS, wait: process.env.TOOLSHELF_STARTUP_WAIT_MS };

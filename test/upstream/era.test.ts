@@ -1,4 +1,4 @@
-/** The era decisions (issue #9 point 4): which handshake, which cached verdict becomes `prior`. */
+/** The era decisions: which handshake, which cached verdict becomes `prior`. */
 import { SdkError, SdkErrorCode, type DiscoverResult } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { ERA_VERDICT_MAX_AGE_MS, isFresh, negotiationFor, priorFor, probeEndedChild, serverChanged, stampNow, STDIO_PROBE_TIMEOUT_MS } from '../../src/upstream/era.js';
@@ -32,7 +32,7 @@ describe('era', () => {
     expect(probeEndedChild(new Error('the connection closed during the server/discover probe'))).toBe(false);
   });
 
-  it('trusts a stamped verdict for 7 days, not an unstamped, future-dated or older one (issue #9 point 4)', () => {
+  it('trusts a stamped verdict for 7 days, not an unstamped, future-dated or older one', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
     const at = (ms: number): { eraCheckedAt: string } => ({ eraCheckedAt: new Date(now - ms).toISOString() });
     expect(isFresh(at(0), now)).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * A failed start names the cause under Node's bare "fetch failed", and a remote one its host and
- * port, never the URL's path, query or credentials. Source: issue #8 point 9.
+ * port, never the URL's path, query or credentials. Source: docs/robustness.md.
  */
 import { describe, expect, it } from 'vitest';
 import { argumentValues, causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets } from '../../src/upstream/failure.js';
@@ -54,7 +54,7 @@ describe('describeFailure', () => {
   });
 });
 
-describe('isUnreachable (newcomer report: the SSE fallback quoted its own failure for a refused port)', () => {
+describe('isUnreachable (the SSE fallback quoted its own failure for a refused port)', () => {
   it('finds a socket error under fetch failed, an AggregateError or a wrapper', () => {
     expect(isUnreachable(refused(9))).toBe(true);
     const both = new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:3001'), { code: 'ECONNREFUSED' })], '');
@@ -72,7 +72,7 @@ describe('isUnreachable (newcomer report: the SSE fallback quoted its own failur
   });
 });
 
-describe('credentials a stdio upstream echoes on stderr (breaker5)', () => {
+describe('credentials a stdio upstream echoes on stderr', () => {
   it('masks the values of credential-named variables of its env and the environment it inherits, longest first', () => {
     const secrets = secretValues({ SEARCH_API_KEY: 'sk-live-7f3a9c1d', MEMORY_FILE_PATH: '/home/me/memory.jsonl', DEBUG_TOKEN: '1' }, { GH_TOKEN: 'ghp_b5b5b5b5b5', DB_PASSWORD: 'sk-live-7f3a9c1d-long' });
     expect(secrets).toEqual(['sk-live-7f3a9c1d-long', 'sk-live-7f3a9c1d', 'ghp_b5b5b5b5b5']);

@@ -3,7 +3,7 @@ import { listAllTools, listingWarnings, MAX_PAGES, MAX_TOOLS, parseToolsPage } f
 
 const FAR = Date.now() + 3_600_000;
 
-describe('permissive tools/list parsing (issue #2 item 3)', () => {
+describe('permissive tools/list parsing', () => {
   it('drops each malformed tool with its reason and keeps the rest verbatim, unknown fields included', () => {
     const parsed = parseToolsPage([
       { name: 'ok', inputSchema: { type: 'object' }, title: 'OK', annotations: { readOnlyHint: true }, 'x-vendor': 1 },
@@ -47,10 +47,10 @@ describe('permissive tools/list parsing (issue #2 item 3)', () => {
   });
 });
 
-describe('hostile listings stay bounded (breaker M6)', () => {
+describe('hostile listings stay bounded', () => {
   afterEach(() => vi.useRealTimers());
 
-  /** The breaker's `pagebigdup`: every page repeats the same 2,000 names under a new cursor. */
+  /** `pagebigdup` (test/fixtures/servers/faulty.mjs): every page repeats the same 2,000 names under a new cursor. */
   const pageBigDup = async (cursor: string | undefined): Promise<Record<string, unknown>> => {
     const page = cursor ? Number(cursor.slice(1)) : 0;
     return { tools: Array.from({ length: 2000 }, (_, i) => ({ name: `dup${i}`, inputSchema: {} })), nextCursor: `c${page + 1}` };

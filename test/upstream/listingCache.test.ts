@@ -1,5 +1,5 @@
 /**
- * The catalogue cache's files (issue #11 point 2): keyed by what decides the listing, written
+ * The catalogue cache's files: keyed by what decides the listing, written
  * atomically with mode 0600 in a 0700 folder, and a damaged file is a miss.
  */
 import { chmodSync, chownSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * NotificationGate on a fake clock: a flood of log messages passes 50 a second with one report of
  * the drops each second, list_changed bursts of resources and prompts arrive once per 100 ms, and
- * nothing is delivered after close(). Source: breaker report M7 (100,000 notifications/message).
+ * nothing is delivered after close(). Source: `test/e2e/upstreamFaults.e2e.test.ts` (100,000 notifications/message).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { COALESCE_MS, MAX_PER_SECOND, NotificationGate, type UpstreamNotification } from '../../src/upstream/notificationGate.js';
@@ -22,7 +22,7 @@ afterEach(() => {
 const log = (i: number): UpstreamNotification => ({ method: 'notifications/message', params: { level: 'info', data: `flood ${i}` } });
 const reports = (): unknown[] => delivered.filter((n) => n.params?.level === 'warning').map((n) => n.params?.data);
 
-describe('log floods (breaker M7)', () => {
+describe('log floods', () => {
   it('passes 50 of 100,000 messages sent at once and reports the rest once', async () => {
     for (let i = 0; i < 100_000; i++) gate.push(log(i));
     expect(delivered).toHaveLength(MAX_PER_SECOND);

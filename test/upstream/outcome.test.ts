@@ -31,12 +31,12 @@ describe('classifyFailure', () => {
       reason: 'the connection closed during the call',
       retryInMs: 1200,
     });
-    // Regression (issue #2): a server answering {code: -32000, message: 'database is locked'}.
+    // Regression: a server answering {code: -32000, message: 'database is locked'}.
     const serverError = new ProtocolError(-32000, 'database is locked');
     expect(classifyFailure(serverError, call)).toEqual({ kind: 'upstream_error', code: -32000, message: 'database is locked' });
   });
 
-  it('reads a serialisation failure as not sent, not as the upstream failing (breaker M5)', () => {
+  it('reads a serialisation failure as not sent, not as the upstream failing', () => {
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 5000; i++) deep = { a: deep };
     let error: unknown;

@@ -2,7 +2,7 @@
  * The environment and PATH a stdio upstream gets: npm's own variables are never passed on (under
  * `npx toolshelf` they broke every `npx -y` upstream), an explicit `env` entry still wins, and the
  * `node_modules/.bin` folders of the config's folder and its ancestors come first on PATH, as in
- * npm scripts. Source: issue #8 point 8.
+ * npm scripts. Source: docs/configuration.md.
  */
 import { describe, expect, it } from 'vitest';
 import { binFolders, binSearchFolders, childEnvironment, isNpmVariable, isOwnVariable } from '../../src/upstream/process.js';
@@ -47,7 +47,7 @@ describe('childEnvironment', () => {
     expect(childEnvironment({ command: 'x', inheritEnv: false }, NPX_ENV, ['/b']).PATH).toBe('/b:/usr/bin:/bin');
   });
 
-  it("never passes on toolshelf's own settings, the HTTP token above all, unless the server's env sets them (newcomer report)", () => {
+  it("never passes on toolshelf's own settings, the HTTP token above all, unless the server's env sets them", () => {
     const parent = { PATH: '/usr/bin', TOOLSHELF_TOKEN: 'sekrit-nc-123', toolshelf_state_dir: '/s', TOOLSHELF_SHARE: '1', MY_API_KEY: 'x' };
     expect(childEnvironment({ command: 'x', inheritEnv: true }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x' });
     expect(childEnvironment({ command: 'x', inheritEnv: true, env: { TOOLSHELF_STATE_DIR: '/nested' } }, parent)).toEqual({ PATH: '/usr/bin', MY_API_KEY: 'x', TOOLSHELF_STATE_DIR: '/nested' });
@@ -61,7 +61,7 @@ describe('childEnvironment', () => {
   });
 });
 
-describe('binFolders (issue #8 point 8a)', () => {
+describe('binFolders', () => {
   it('lists node_modules/.bin of the folder and every ancestor, nearest first', () => {
     // The bundled config inside an installed package: its servers' bins are in the project's folder.
     expect(binFolders('/home/u/project/node_modules/toolshelf')).toEqual([
@@ -75,7 +75,7 @@ describe('binFolders (issue #8 point 8a)', () => {
   });
 });
 
-describe('binSearchFolders (newcomer report: a config outside the project named a bundled bin)', () => {
+describe('binSearchFolders (a config outside the project named a bundled bin)', () => {
   it("looks beside the config first, then beside toolshelf's own package, each folder once", () => {
     expect(binSearchFolders('/work/cfg', '/home/u/project/node_modules/toolshelf')).toEqual([
       '/work/cfg/node_modules/.bin',

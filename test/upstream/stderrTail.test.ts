@@ -1,7 +1,7 @@
 /**
  * The stderr line quoted when an upstream exits or fails to start: the one naming a problem, never
- * Node's version banner, a stack frame or a run of filler; clipped. Inputs are what the breaker saw.
- * Source: breaker report, finding 5.
+ * Node's version banner, a stack frame or a run of filler; clipped. Inputs are what real upstreams printed.
+ * Source: docs/robustness.md.
  */
 import { describe, expect, it } from 'vitest';
 import { informativeLine, QUOTE_MAX_CHARS, StderrTail, STDERR_TAIL_LINES } from '../../src/upstream/stderrTail.js';
@@ -24,7 +24,7 @@ const MODULE_NOT_FOUND = [
   'Node.js v20.20.2',
 ];
 
-describe('informativeLine (breaker finding 5)', () => {
+describe('informativeLine', () => {
   it('quotes the error of a Node crash, not its version banner', () => {
     expect(informativeLine(MODULE_NOT_FOUND)).toBe("Error: Cannot find module '/nonexistent/missing.mjs'");
   });
@@ -75,7 +75,7 @@ const NPX_E404 = [
   'npm error A complete log of this run can be found in: /root/.npm/_logs/2026-12-01T08_53_31_984Z-debug-0.log',
 ];
 
-describe('messages that say what is wrong (issue #8 point 9)', () => {
+describe('messages that say what is wrong', () => {
   it("a failing npx upstream is quoted by npm's error code and the line that says why, not its log path", () => {
     expect(informativeLine(NPX_E404)).toBe('npm error code E404: 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-toolshelf-nope');
     // Older npm writes `npm ERR!`.

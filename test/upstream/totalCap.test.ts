@@ -37,7 +37,7 @@ describe('capTotal', () => {
   });
 });
 
-describe('capIdle (breaker3: a call waiting on its client’s answer is not idle)', () => {
+describe('capIdle (a call waiting on its client’s answer is not idle)', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
   afterEach(() => vi.useRealTimers());
 

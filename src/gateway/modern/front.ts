@@ -3,21 +3,22 @@
  * endpoint as the legacy session front (routed per request by the SDK's own classification), builds
  * the modern Server for a stdio connection that opened with `server/discover`, and publishes upstream
  * list changes on `subscriptions/listen` streams. It holds no client state, so any replica answers
- * any modern request; only a call held for `input_required` lives in one process (heldCalls.ts).
- * Source: DESIGN §14; SDK v2 docs/migration/support-2026-07-28.md (createMcpHandler, isLegacyRequest,
- * subscriptions/listen); issue #9 points 3 and 5.
+ * any modern request; only a call held for `input_required` lives in one process (callRounds.ts).
+ * Source: docs/protocol-eras.md; SDK v2 docs/migration/support-2026-07-28.md (createMcpHandler, isLegacyRequest,
+ * subscriptions/listen).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isJsonContentType, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { SEARCHES_MCP_TOOLS } from '../clients.js';
-import { MAX_SESSIONS } from '../http.js';
+import { MAX_SESSIONS } from '../sessionOptions.js';
 import { clientUri } from '../passthrough.js';
-import { sendWebResponse, webRequest } from '../webBridge.js';
-import { HeldCalls } from './heldCalls.js';
+import { sendWebResponse, webRequest } from '../fronts/webBridge.js';
+import { HeldCalls } from './callRounds.js';
 import { holdUris, listenRequest, StdioListens, withResourceSubscriptions } from './listens.js';
-import { modernServer, modernTools, type ModernOptions, type ModernServer } from './server.js';
+import { modernTools } from '../toolList.js';
+import { modernServer, type ModernOptions, type ModernServer } from './server.js';
 import type { UpstreamSubscriptions } from '../subscriptions.js';
-import type { ModernStdio } from '../stdio.js';
+import type { ModernStdio } from '../fronts/stdio.js';
 
 /** The modern front of one toolshelf process. */
 export interface ModernFront {
@@ -57,8 +58,8 @@ interface Publisher {
  * applied now: each modern request or connection is served with them as they are when it comes.
  * `maxListens` caps the `subscriptions/listen` streams open at once over HTTP (default the legacy
  * session cap, {@link MAX_SESSIONS}): each holds a socket, and a client that opens them and never closes them
- * must not exhaust the process (breaker note); past it a listen gets 503. The same number caps the
- * calls held for their client's `input_required` retry (heldCalls.ts).
+ * must not exhaust the process; past it a listen gets 503. The same number caps the
+ * calls held for their client's `input_required` retry (callRounds.ts).
  */
 export function createModernFront(current: () => Omit<ModernOptions, 'held'>, maxListens = MAX_SESSIONS): ModernFront {
   const held = new HeldCalls(maxListens);

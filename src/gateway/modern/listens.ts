@@ -6,7 +6,7 @@
  * upstreams that own those URIs (shared with legacy clients, subscriptions.ts) while the stream is open,
  * and lets the SDK deliver each update to the streams that named its URI, and to no other.
  * Source: MCP spec 2026-07-28, Basic › Patterns › Subscriptions; SDK docs/servers/notifications.md;
- * issue #9 point 3.
+ * docs/tools.md, "Resource subscriptions and log messages".
  */
 import type { UpstreamSubscriptions } from '../subscriptions.js';
 
@@ -30,7 +30,7 @@ export function cancelledRequest(message: unknown): string | number | undefined 
 /**
  * Most URIs one listen filter is held for: the first ones it names. Each costs a `resources/subscribe`
  * upstream when an upstream's template matches it, so an unbounded filter was an unbounded burst of
- * upstream requests (breaker3). A thousand is far more than a client watches at once.
+ * upstream requests. A thousand is far more than a client watches at once.
  */
 export const MAX_LISTEN_URIS = 1000;
 

@@ -2,9 +2,9 @@
  * The SDK Server that answers one modern (2026-07-28) request (HTTP) or connection (stdio). It holds
  * no client state: `tools/list` is the direct tools, `tool_search` and `call_tool`, the same bytes
  * before and after any search or call (nothing is ever promoted for a modern client), in the fixed
- * order of DESIGN §9; found tools run through `call_tool` or by their real name from the manifest.
+ * order of docs/tools.md; found tools run through `call_tool` or by their real name from the manifest.
  * What varies per client (discovery mode, description limit) is read from the request's own `_meta`
- * clientInfo, never from a connection. Source: DESIGN §9, §14; MCP spec 2026-07-28, Server › Tools
+ * clientInfo, never from a connection. Source: docs/tools.md, docs/protocol-eras.md; MCP spec 2026-07-28, Server › Tools
  * (Capabilities: the list must not vary per connection or as a side effect of other requests).
  */
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/core';
@@ -25,39 +25,23 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { TOOL_SEARCH_PREAMBLE } from '../../discovery/manifest.js';
-import { advertisedEvent, advertisedTools } from '../advertise.js';
+import { advertisedEvent, modernCallToolOn, modernTools, TOOLS_LIST_CACHE, type ModernListOptions } from '../toolList.js';
 import { CALL_TOOL, TOOL_SEARCH } from '../bridgeTools.js';
 import { canElicitForm } from '../confirm.js';
-import { descriptionLimit, discoveryMode } from '../clients.js';
+import { discoveryMode } from '../clients.js';
 import { dispatchCall } from '../dispatch.js';
 import { handleRequest, withInstructions } from '../handlers.js';
 import { instructionsForList, reopen, SHELF_INSTRUCTIONS } from '../instructions.js';
 import { passthroughCapabilities, registerPassthrough } from '../passthrough.js';
 import { fitResult } from '../results.js';
-import type { SessionOptions } from '../session.js';
-import type { HeldCalls } from './heldCalls.js';
-import type { LaneTarget } from '../callLane.js';
-import { noRoots } from '../../upstream/relay.js';
+import type { SessionOptions } from '../sessionOptions.js';
+import type { HeldCalls } from './callRounds.js';
+import type { LaneTarget } from '../fronts/callLane.js';
+import { noRoots } from '../../lib/relayedRequests.js';
 import type { RequestOrigin } from '../../upstream/types.js';
 
-/** What a modern server is built from: a legacy session's options without its id, and the process's held calls. */
+/** What a modern server is built from: the session options without an id (a modern client has no session), and the process's held calls. */
 export type ModernOptions = Omit<SessionOptions, 'id'> & { readonly held: HeldCalls };
-
-/**
- * Cache hint on modern `tools/list` results (MCP spec 2026-07-28, Server › Utilities › Caching).
- * `private`: the list depends on the requesting client's clientInfo (discovery mode, description
- * limit), which a shared cache would not key on. 60 s: an upstream's list change is also announced on
- * `subscriptions/listen`; a client without a listen stream sees it within a minute.
- */
-export const TOOLS_LIST_CACHE = { ttlMs: 60_000, cacheScope: 'private' } as const;
-
-/** tool_search's opening sentence for modern clients; no longer than the legacy one, so a client's description limit still holds. */
-export const MODERN_SEARCH_PREAMBLE = 'Search the tools listed below by what you want to do; matches come with their parameters. Run one with call_tool, or by its name.';
-
-/** call_tool's description for modern clients, whose tool list never grows. */
-export const MODERN_CALL_TOOL_DESCRIPTION =
-  'Run a tool returned by tool_search or named in its index (they are not in your tool list, which never changes): pass its exact name and its arguments. Calling it by its own name works too.';
 
 /** The opening of the server instructions for modern clients (server/discover), in place of {@link SHELF_INSTRUCTIONS}. */
 export const MODERN_INSTRUCTIONS =
@@ -71,10 +55,10 @@ let calls = 0;
 /**
  * The SDK Server with its tools/call seam kept for `input_required` (the era check, the at-least-one
  * rule, the client-capability gate) but a complete result passed back as the upstream sent it: the
- * seam's result re-validation would drop fields (the reason GatewayServer bypasses it; issue #2 item 9).
+ * seam's result re-validation would drop fields (the reason GatewayServer bypasses it).
  */
 export class ModernServer extends Server {
-  /** The tools/call function its handler runs, for the stdio call lane (callLane.ts); set by {@link modernServer}. */
+  /** The tools/call function its handler runs, for the stdio call lane (fronts/callLane.ts); set by {@link modernServer}. */
   serveCall: LaneTarget['serve'] = () => Promise.reject(new Error('no tools/call handler'));
   private readonly implementation: Implementation;
   /**
@@ -173,9 +157,9 @@ export function modernServer(options: ModernOptions): ModernServer {
         ...(options.checkOutput ? { checkOutput: options.checkOutput } : {}),
         trace: options.trace,
         settings: { ...options.settings, discoveryEnabled: options.settings.discoveryEnabled && mode === 'own' },
-        callToolEnabled: callToolOn(options, mode),
+        callToolEnabled: modernCallToolOn(options, mode),
         deferredListed: mode === 'client',
-        // Nothing is promoted for a modern client (DESIGN §9): `outcome.promote` is not applied.
+        // Nothing is promoted for a modern client (docs/tools.md): `outcome.promote` is not applied.
         isPromoted: () => false,
         origin,
         // Asked by input_required, as the client's envelope on this round declares elicitation.
@@ -194,38 +178,6 @@ export function modernServer(options: ModernOptions): ModernServer {
   return server;
 }
 
-/** What the modern tools/list is made from: the shelf and the discovery and bridge settings. */
-export type ModernListOptions = Pick<ModernOptions, 'shelf' | 'settings'>;
-
-/**
- * The modern tools/list for a client named `name` (undefined: unnamed). Pure over the current shelf:
- * the same catalogue and name give the same bytes.
- */
-export function modernTools(options: ModernListOptions, name: string | undefined): Tool[] {
-  const shelf = options.shelf();
-  const mode = discoveryMode(options.settings.discoveryMode, name);
-  const search = options.settings.discoveryEnabled && mode === 'own';
-  const tools = advertisedTools(shelf.catalogue, [], {
-    searchDescription: search ? modernSearchDescription(shelf.searchDescription(descriptionLimit(name))) : undefined,
-    maxLimit: options.settings.maxLimit,
-    callTool: callToolOn(options, mode),
-    mode,
-    alwaysLoad: options.settings.alwaysLoad,
-  });
-  return tools.map((tool) => withoutExecution(tool.name === CALL_TOOL && !shelf.catalogue.get(CALL_TOOL) ? { ...tool, description: MODERN_CALL_TOOL_DESCRIPTION } : tool));
-}
-
-/**
- * `tool` without `execution`: the 2026-07-28 Tool has no such field (tasks were removed; the SDK's
- * modern codec drops it on the wire too), so the list as built is the list as sent, byte for byte.
- */
-function withoutExecution(tool: Tool): Tool {
-  if (!('execution' in tool)) return tool;
-  const copy = { ...tool };
-  delete copy.execution;
-  return copy;
-}
-
 /**
  * The instructions for a modern client named `name`, after what its tool list holds: the modern
  * opening when it has tool_search (naming call_tool only when that is listed too), none when it does
@@ -242,16 +194,6 @@ export function modernInstructionsFor(options: ModernListOptions & { readonly in
 /** The instructions with the modern opening in place of the legacy one; upstreams' own follow unchanged. */
 export function modernInstructions(legacy: string): string {
   return reopen(legacy, SHELF_INSTRUCTIONS, MODERN_INSTRUCTIONS);
-}
-
-/** tool_search's description with the modern opening sentence in place of the legacy one. */
-export function modernSearchDescription(legacy: string): string {
-  return reopen(legacy, TOOL_SEARCH_PREAMBLE, MODERN_SEARCH_PREAMBLE);
-}
-
-/** call_tool is the way to run a found tool for a modern client, so only `bridge.callTool: "never"` turns it off. */
-function callToolOn(options: ModernListOptions, mode: 'own' | 'client'): boolean {
-  return mode === 'own' && options.settings.callTool !== 'never';
 }
 
 /**
@@ -273,7 +215,7 @@ let unaskableRequests = 0;
  * revision allows it only on tools/call, prompts/get and resources/read, which are held instead):
  * the upstream's sampling or elicitation during it is refused (roots/list: no roots), and its log
  * messages are dropped. Counted as waiting, it keeps such a request from being taken for another
- * client's call on that upstream (it reached a legacy client whose call was in flight; breaker3).
+ * client's call on that upstream (it reached a legacy client whose call was in flight).
  * Source: MCP spec 2026-07-28, Basic › Patterns › Multi-round-trip requests (Supported Requests).
  */
 function unaskable(): RequestOrigin {

@@ -1,0 +1,91 @@
+/**
+ * node:http ⇄ Web Standard `Request`/`Response`, so the SDK's
+ * `WebStandardStreamableHTTPServerTransport` serves the gateway's own node:http front without
+ * `@modelcontextprotocol/node` (and the hono stack it brings). The gateway's front has already read and
+ * parsed the body and hands it to the transport as `parsedBody`; other callers (test fixtures, bench)
+ * may pass the body through as a stream. A response stream (SSE) is copied chunk by chunk and
+ * cancelled when the client goes away, which is how the transport learns of it.
+ * Source: SDK v2 docs/migration/upgrade-to-v2.md (Imports & transports: Node vs Web Standard).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * A Web `Request` with `req`'s method, URL and headers, and its body as a stream when `streamBody`
+ * (else none: the caller passes it parsed). Its signal aborts when the HTTP exchange ends early
+ * (client gone before the response was finished).
+ */
+export function webRequest(req: IncomingMessage, res: ServerResponse, streamBody = false): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  const aborted = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  // The path is all the transport reads of the URL; Host was checked (or not needed) by the caller.
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = req.method ?? 'GET';
+  const body = streamBody && method !== 'GET' && method !== 'HEAD' ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' as const } : {};
+  return new Request(url, { method, headers, signal: aborted.signal, ...body });
+}
+
+/**
+ * How long a response stream may wait on a client that reads nothing before it is closed, in ms. The
+ * SDK queues a stream's messages without bound while the socket is full, so a client that held its GET
+ * stream and stopped reading grew the gateway's memory with every notification for as long as it
+ * stayed connected. A minute bounds that queue to what a minute's notifications hold; a
+ * client that is alive opens a new stream.
+ */
+export const STALLED_STREAM_MS = 60_000;
+
+/**
+ * Writes `response` to `res`: status, headers, then the body as it arrives (an SSE stream may stay
+ * open for the session's life). Resolves when the body ended or the client went away, or when the
+ * client read nothing for `stallMs` (default {@link STALLED_STREAM_MS}) while data waited, which closes
+ * the connection; in the latter cases the body stream is cancelled so the transport drops that stream.
+ */
+export async function sendWebResponse(response: Response, res: ServerResponse, stallMs = STALLED_STREAM_MS): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, response.statusText, headers);
+  if (response.body === null) return void res.end();
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  const cancel = (): void => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value) && !(await drained(res, stallMs))) res.destroy();
+      if (res.destroyed) break;
+    }
+  } catch {
+    // The stream was cancelled (client gone) or errored: nothing more can be sent.
+  } finally {
+    res.off('close', cancel);
+    if (res.destroyed) cancel();
+    else res.end();
+  }
+}
+
+/** Resolves true once `res` can take more data or has closed, false when neither happened within `ms`. */
+function drained(res: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const settle = (value: boolean): void => {
+      clearTimeout(timer);
+      res.off('drain', done).off('close', done);
+      resolve(value);
+    };
+    const done = (): void => settle(true);
+    const timer = setTimeout(() => settle(false), ms);
+    res.once('drain', done).once('close', done);
+  });
+}
