@@ -1,7 +1,6 @@
 /**
- * The scanner: instruction-like text in what an upstream says about its tools (descriptions, titles,
- * parameter descriptions at any depth, enum and const values, parameter names) and in its
- * `instructions`. Each finding names its kind, where it sits (a JSON path into the tool) and an
+ * The scanner: instruction-like text in what an upstream says about its tools (every string and key of
+ * a declaration, at any depth) and in its `instructions`. Each finding names its kind, where it sits (a JSON path into the tool) and an
  * excerpt. Pure. The patterns follow the published tool-poisoning attacks (Invariant Labs' "tool
  * poisoning" notes, MCPTox) and were checked against every tool of the shared catalogues for false
  * positives (test/trust/scan.test.ts). Source: docs/security.md, "The scanner".
@@ -27,7 +26,9 @@ export type FindingKind =
   /** Another server's qualified tool name (cross-server shadowing). */
   | 'other_server_tool'
   /** Unicode tag characters, bidi controls, zero-width characters or control characters. */
-  | 'hidden_characters';
+  | 'hidden_characters'
+  /** A declaration too large to read whole ({@link MAX_SCANNED_VALUES}): held unread rather than served unread. */
+  | 'unscannable';
 
 /** One instruction-like passage. */
 export interface Finding {
@@ -149,21 +150,46 @@ function otherServerTool(text: string, context: ScanContext): { index: number; l
   return undefined;
 }
 
-/** Every finding in `tool`'s name, title, description and inputSchema (descriptions, titles, enum and const values, property names, at any depth). Pure. */
+/**
+ * Most JSON values (strings, numbers, arrays, objects, and object keys each count one) read in one tool:
+ * a declaration larger than this is not scanned further and is itself a finding (`unscannable`), so
+ * the cost of a listing is bounded and no part of a tool goes unread and served. The largest tool of the
+ * shared catalogues has a few thousand (test/trust/scan.test.ts).
+ */
+export const MAX_SCANNED_VALUES = 50_000;
+
+/**
+ * Every finding in `tool`: every string anywhere in the declaration as the upstream sent it, values and
+ * object keys alike, at any depth (name, title, description, annotations, icons, both schemas with every
+ * keyword, `_meta`, unknown fields), since unknown fields and schema keywords go on the wire too
+ * (`schema/wire.ts`). Object keys are read without the other servers' names (a parameter named like a
+ * tool is no reference to it). Walked iteratively in document order, without a depth limit; a tool of
+ * more than {@link MAX_SCANNED_VALUES} values gets one `unscannable` finding at `$`. Pure.
+ */
 export function scanTool(tool: UpstreamTool, context: ScanContext): Finding[] {
   const findings: Finding[] = [];
-  const add = (text: unknown, where: string): void => {
-    if (typeof text === 'string' && text !== '') findings.push(...scanText(text, where, context));
-  };
-  add(tool.name, '$.name');
-  add(tool.title, '$.title');
-  add(tool.description, '$.description');
-  const annotations = tool.annotations;
-  if (isObject(annotations)) add(annotations.title, '$.annotations.title');
-  walkSchema(tool.inputSchema, '$.inputSchema', add, 0, findings);
-  // The result's schema and the tool's _meta reach the client in tools/list as well.
-  walkSchema(tool.outputSchema, '$.outputSchema', add, 0, findings);
-  everyString(tool._meta, '$._meta', add, 0);
+  // Each entry: a value, its path, and the key it sits under (read just before the value, so findings stay in document order).
+  const stack: { readonly value: unknown; readonly path: string; readonly key?: string }[] = [{ value: tool, path: '$' }];
+  let counted = 0;
+  while (stack.length > 0) {
+    const { value, path, key } = stack.pop()!;
+    counted += key === undefined ? 1 : 2;
+    if (counted > MAX_SCANNED_VALUES) {
+      findings.push({ kind: 'unscannable', where: '$', excerpt: `more than ${MAX_SCANNED_VALUES} values: too large to scan` });
+      break;
+    }
+    // A key is read by the model as it is (a parameter name, a vendor keyword): instructions or hidden characters there count as anywhere else.
+    if (key !== undefined && key !== '') findings.push(...scanText(key, path, NO_CONTEXT));
+    if (typeof value === 'string') {
+      if (value !== '') findings.push(...scanText(value, path, context));
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const children = Array.isArray(value)
+      ? value.map((item, i) => ({ value: item as unknown, path: `${path}[${i}]` }))
+      : Object.entries(value).map(([name, item]) => ({ value: item, path: `${path}${member(name)}`, key: name }));
+    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]!);
+  }
   return findings;
 }
 
@@ -172,44 +198,7 @@ export function scanInstructions(text: string, context: ScanContext): Finding[] 
   return scanText(text, '$.instructions', context);
 }
 
-/** Deepest schema level walked: deeper text is not read (a hostile schema may nest thousands of levels). */
-const MAX_DEPTH = 64;
-
-function walkSchema(node: unknown, path: string, add: (text: unknown, where: string) => void, depth: number, findings: Finding[]): void {
-  if (depth > MAX_DEPTH) return;
-  if (Array.isArray(node)) {
-    node.forEach((item, i) => walkSchema(item, `${path}[${i}]`, add, depth + 1, findings));
-    return;
-  }
-  if (!isObject(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    const at = `${path}${member(key)}`;
-    if (key === 'description' || key === 'title') add(value, at);
-    else if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') everyString(value, at, add, depth);
-    else if ((key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') && isObject(value)) {
-      for (const [name, schema] of Object.entries(value)) {
-        const named = `${at}${member(name)}`;
-        // A parameter name is read by the model as it is: instructions or hidden characters there count as anywhere else.
-        findings.push(...scanText(name, named, NO_CONTEXT));
-        walkSchema(schema, named, add, depth + 1, findings);
-      }
-    } else walkSchema(value, at, add, depth + 1, findings);
-  }
-}
-
-/** Adds every string in `value` (values, not keys), to {@link MAX_DEPTH}. */
-function everyString(value: unknown, path: string, add: (text: unknown, where: string) => void, depth: number): void {
-  if (depth > MAX_DEPTH) return;
-  if (typeof value === 'string') return add(value, path);
-  if (Array.isArray(value)) return value.forEach((item, i) => everyString(item, `${path}[${i}]`, add, depth + 1));
-  if (isObject(value)) for (const [key, item] of Object.entries(value)) everyString(item, `${path}${member(key)}`, add, depth + 1);
-}
-
 const NO_CONTEXT: ScanContext = { otherPrefixes: [], separator: '' };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `.key` for identifier-like keys, `["key"]` for the rest. */
 function member(key: string): string {
