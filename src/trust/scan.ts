@@ -44,6 +44,12 @@ export interface ScanContext {
   /** Prefixes of every other configured server (not the one scanned). */
   readonly otherPrefixes: readonly string[];
   readonly separator: string;
+  /**
+   * The upstream tool names of each other server, by its prefix: a name written with another
+   * separator (`mail.send_email`, `mail/send_email`, `mail:send_email`) is found when it names one of
+   * them (a bare `prefix.` would match every `github.com`).
+   */
+  readonly otherTools?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Longest excerpt in a finding, in characters. */
@@ -55,9 +61,17 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
   {
     kind: 'override',
     pattern:
-      /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*(?:previous|prior|above|earlier|preceding|former|other|original|system)?\s*(?:instructions|prompts?|directions|directives|guidelines|rules)\b/i,
+      /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|other|original|system)?\s*(?:instructions|prompts?|directions|directives|guidelines|guidance|rules)\b/i,
+  },
+  {
+    kind: 'override',
+    // The same order in other words: "pay no attention to earlier guidance", "stop following the previous rules".
+    pattern:
+      /\b(?:pay\s+no\s+(?:attention|heed|mind)\s+to|(?:do\s+not|don['’]t|no\s+longer|stop)\s+(?:follow(?:ing)?|obey(?:ing)?|heed(?:ing)?)|set\s+aside|throw\s+out|discard|drop|skip|neglect)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|system)\s+(?:instructions|prompts?|directions|directives|guidelines|guidance|rules|orders)\b/i,
   },
   { kind: 'override', pattern: /\b(?:the\s+)?user\s+(?:has\s+)?(?:already\s+)?(?:approved|authori[sz]ed|pre-?approved|consented\s+to)\s+(?:every|all|each|any)\b/i },
+  // The user's consent in the first person, as if the user wrote it: "I approve every call".
+  { kind: 'override', pattern: /\bI\s+(?:have\s+)?(?:already\s+)?(?:approve|authori[sz]e|pre-?approve|consent\s+to)d?\s+(?:every|all|each|any)\b/i },
   {
     kind: 'concealment',
     pattern:
@@ -71,6 +85,11 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
   },
   { kind: 'role_line', pattern: /(?:^|\n)[ \t>#*-]*(?:system|assistant|user)[ \t]*:[ \t]*\S/i },
   { kind: 'role_line', pattern: /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]/i },
+  // Words posing as another speaker's: "Message from the user: …", "Note from toolshelf: …".
+  {
+    kind: 'role_line',
+    pattern: /\b(?:message|note|notice|words?|instructions?|request|reply|response|update)\s+from\s+(?:the\s+)?(?:user|system|admin(?:istrator)?|developer|operator|assistant|toolshelf|gateway)\b[^:\n]{0,40}:/i,
+  },
   { kind: 'html_comment', pattern: /<!--/ },
   { kind: 'json_rpc', pattern: /["']?jsonrpc["']?\s*[:=]/i },
   {
@@ -121,19 +140,71 @@ const LOOKALIKES: Readonly<Record<string, string>> = {
   Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
   // Armenian
   օ: 'o', ս: 'u', հ: 'h', ց: 'g', ք: 'f',
+  // Latin small capitals (IPA and phonetic extensions), which NFKC leaves as they are: `ɪɢɴᴏʀᴇ`
+  ᴀ: 'a', ʙ: 'b', ᴄ: 'c', ᴅ: 'd', ᴇ: 'e', ꜰ: 'f', ɢ: 'g', ʜ: 'h', ɪ: 'i', ᴊ: 'j', ᴋ: 'k', ʟ: 'l', ᴍ: 'm', ɴ: 'n', ᴏ: 'o', ᴘ: 'p', ʀ: 'r', ꜱ: 's', ᴛ: 't', ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ʏ: 'y', ᴢ: 'z',
+  // Cherokee letters drawn like Latin capitals: `ᏆgnᎾre`
+  Ꭰ: 'D', Ꭱ: 'R', Ꭲ: 'T', Ꭵ: 'i', Ꭹ: 'y', Ꭺ: 'A', Ꭻ: 'J', Ꭼ: 'E', Ꮃ: 'W', Ꮆ: 'G', Ꮇ: 'M', Ꮋ: 'H', Ꮍ: 'Y', Ꮎ: 'O', Ꮐ: 'G', Ꮒ: 'h', Ꮓ: 'Z', Ꮖ: 'I', Ꮟ: 'b', Ꮢ: 'R', Ꮤ: 'W', Ꮥ: 'S', Ꮩ: 'V', Ꮪ: 'S', Ꮮ: 'L', Ꮯ: 'C', Ꮲ: 'P', Ꮶ: 'K', Ᏼ: 'B',
 };
 const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
 
-/** `text` as the patterns read it: NFKC (fullwidth `Ｉgnore` is `Ignore`), word splitters removed, lookalike letters read as the Latin ones. */
+/** Combining marks, read as nothing: `Igno\u0301re` is `Ignore` to a model. */
+const COMBINING_MARKS = /\p{M}/gu;
+
+/**
+ * `text` as the patterns read it: compatibility forms folded and letters taken apart (NFKD: fullwidth
+ * `Ｉgnore` is `Ignore`, `ó` is `o` and an accent), combining marks dropped, word splitters removed,
+ * lookalike letters read as the Latin ones.
+ */
 function readable(text: string): string {
   return text
-    .normalize('NFKC')
+    .normalize('NFKD')
+    .replace(COMBINING_MARKS, '')
     .replace(WORD_SPLITTERS, '')
     .replace(LOOKALIKE, (char) => LOOKALIKES[char]!);
 }
 
-/** Where `text` names a tool of another server (`mail__send_email`), if it does. */
+/** Separators a model reads as joining a server and its tool, besides the configured one. */
+const OTHER_SEPARATORS = /[./:]/;
+
+/** Each other server's tool names, lower case, by lower-case prefix; memoised per context. */
+const toolSets = new WeakMap<ScanContext, ReadonlyMap<string, ReadonlySet<string>>>();
+
+function toolSetsOf(context: ScanContext): ReadonlyMap<string, ReadonlySet<string>> {
+  let sets = toolSets.get(context);
+  if (!sets) {
+    sets = new Map([...(context.otherTools ?? [])].map(([prefix, names]) => [prefix.toLowerCase(), new Set(names.map((name) => name.toLowerCase()))]));
+    toolSets.set(context, sets);
+  }
+  return sets;
+}
+
+/** Where `text` names a tool of another server (`mail__send_email`, or `mail.send_email` for a tool `mail` has), if it does. */
 function otherServerTool(text: string, context: ScanContext): { index: number; length: number } | undefined {
+  return otherServerToolBySeparator(text, context) ?? otherServerToolByName(text, context);
+}
+
+/** `prefix` + `.` `/` `:` + one of that server's tool names, as a whole word. */
+function otherServerToolByName(text: string, context: ScanContext): { index: number; length: number } | undefined {
+  const sets = toolSetsOf(context);
+  if (sets.size === 0) return undefined;
+  const lower = text.toLowerCase();
+  for (const [prefix, names] of sets) {
+    let at = lower.indexOf(prefix);
+    while (at >= 0) {
+      const before = at === 0 ? '' : lower[at - 1]!;
+      const separator = lower[at + prefix.length] ?? '';
+      if (!/[a-z0-9_]/.test(before) && OTHER_SEPARATORS.test(separator)) {
+        const name = /^[a-z0-9_-]+/.exec(lower.slice(at + prefix.length + 1, at + prefix.length + 1 + 128))?.[0];
+        if (name !== undefined && names.has(name)) return { index: at, length: prefix.length + 1 + name.length };
+      }
+      at = lower.indexOf(prefix, at + 1);
+    }
+  }
+  return undefined;
+}
+
+/** `prefix` + the configured separator + a tool name. */
+function otherServerToolBySeparator(text: string, context: ScanContext): { index: number; length: number } | undefined {
   if (context.otherPrefixes.length === 0 || context.separator === '') return undefined;
   const lower = text.toLowerCase();
   for (const prefix of context.otherPrefixes) {
