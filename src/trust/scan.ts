@@ -33,7 +33,7 @@ export type FindingKind =
 /** One instruction-like passage. */
 export interface Finding {
   readonly kind: FindingKind;
-  /** JSON path into the tool (`$.inputSchema.properties.note.description`) or `$.instructions`. */
+  /** JSON path into the tool (`$.inputSchema.properties.note.description`) or `$.instructions`; a longer one than {@link MAX_WHERE_CHARS} is elided in the middle. */
   readonly where: string;
   /** Up to {@link EXCERPT_CHARS} characters around the match, hidden characters written as `\u{…}`. */
   readonly excerpt: string;
@@ -103,8 +103,9 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
  * The findings in one string found at `where`: at most one per kind, the first match of each. A
  * `role_line` in a parameter name or enum value needs no line start. Pure.
  */
-export function scanText(text: string, where: string, context: ScanContext): Finding[] {
+export function scanText(text: string, path: string, context: ScanContext): Finding[] {
   const findings: Finding[] = [];
+  const where = shortWhere(path);
   const kinds = new Set<FindingKind>();
   // Words are read as a model reads them: fullwidth and other compatibility forms folded (NFKC) and
   // invisible characters that split a word dropped; hidden characters themselves are found in the text as given.
@@ -120,6 +121,16 @@ export function scanText(text: string, where: string, context: ScanContext): Fin
   const other = otherServerTool(read, context);
   if (other) findings.push({ kind: 'other_server_tool', where, excerpt: excerpt(read, other.index, other.length) });
   return findings;
+}
+
+/** Longest `where` in a finding, in characters: a path into a deeply nested schema keeps its start and end. */
+export const MAX_WHERE_CHARS = 200;
+
+/** `path` when short enough, else its first and last characters around `…` ({@link MAX_WHERE_CHARS} in all). */
+function shortWhere(path: string): string {
+  if (path.length <= MAX_WHERE_CHARS) return path;
+  const head = Math.floor((MAX_WHERE_CHARS - 1) / 2);
+  return `${path.slice(0, head)}…${path.slice(path.length - (MAX_WHERE_CHARS - 1 - head))}`;
 }
 
 /** Characters that split a word without showing: the soft hyphen, zero-width ones, the grapheme joiner, Hangul fillers. */

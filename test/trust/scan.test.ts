@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { UpstreamTool } from '../../src/catalog/types.js';
-import { MAX_SCANNED_VALUES, scanInstructions, scanText, scanTool, type ScanContext } from '../../src/trust/scan.js';
+import { MAX_SCANNED_VALUES, MAX_WHERE_CHARS, scanInstructions, scanText, scanTool, type ScanContext } from '../../src/trust/scan.js';
 import { bundledTools, sharedData, SHARED_ABSENT, SKIP_MESSAGE } from '../discovery/helpers.js';
 
 const context: ScanContext = { otherPrefixes: ['mail', 'files'], separator: '__' };
@@ -163,7 +163,11 @@ describe('every part of a declaration is read', () => {
   it('a description nested deeper than any fixed limit', () => {
     let deep: Record<string, unknown> = { type: 'string', description: INJ };
     for (let i = 0; i < 70; i += 1) deep = obj({ a: deep });
-    expect(places({ inputSchema: deep })).toEqual([`$.inputSchema${'.properties.a'.repeat(70)}.description`]);
+    const [where] = places({ inputSchema: deep });
+    const path = `$.inputSchema${'.properties.a'.repeat(70)}.description`;
+    // Named by its start and end: a path as deep as the schema would make every warning and pin record as long.
+    expect(where).toHaveLength(MAX_WHERE_CHARS);
+    expect(where).toBe(`${path.slice(0, 99)}…${path.slice(-100)}`);
     // Ten thousand levels: read without recursion.
     for (let i = 0; i < 10_000; i += 1) deep = obj({ a: deep });
     expect(places({ inputSchema: deep })).toHaveLength(1);
