@@ -171,8 +171,15 @@ function readable(text: string): string {
     .normalize('NFKD')
     .replace(COMBINING_MARKS, '')
     .replace(WORD_SPLITTERS, '')
-    .replace(LOOKALIKE, (char) => LOOKALIKES[char]!);
+    .replace(LOOKALIKE, (char) => LOOKALIKES[char]!)
+    .replace(SPACED_LETTERS, (run) => run.replace(/ /g, ''))
+    .replace(SPLIT_WORD_HYPHEN, '');
 }
+
+/** A word spelt in single letters with a space between each, five or more: `I g n o r e` reads as `Ignore`. */
+const SPACED_LETTERS = /(?<![\p{L}\p{N}])\p{L}(?: \p{L}){4,}(?![\p{L}\p{N}])/gu;
+/** A hyphen inside a lower-case word, as in `pre-vious` or `instruc-tions`: read as if it were not there. */
+const SPLIT_WORD_HYPHEN = /(?<=\p{Ll})-(?=\p{Ll})/gu;
 
 /** Separators a model reads as joining a server and its tool, besides the configured one. */
 const OTHER_SEPARATORS = /[./:]/;
