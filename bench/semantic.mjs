@@ -2,15 +2,18 @@
 // sets and catalogues through the shipped encoder (cached under node_modules/.cache, so only the
 // first run embeds), 2-fold cross-validation of the fusion weight α, quality with and without the
 // encoder, search latency, RSS and index times.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crossValidate, foldOf, grid } from '../dist/discovery/calibrate.js';
+import { buildFloodGuard, candidateCount, diversify } from '../dist/discovery/diversify.js';
 import { summarise } from '../dist/discovery/metrics.js';
 import { rankerCatalogueOf } from '../dist/discovery/hostRanker.js';
 import { rankTools } from '../dist/discovery/rank.js';
 import { buildSearchIndex } from '../dist/discovery/searchIndex.js';
+import { judge } from '../dist/discovery/strength.js';
 import { clipText, MODEL_ID, workerEmbedder } from '../dist/discovery/semantic/embedder.js';
 import { SemanticEngine, toolText } from '../dist/discovery/semantic/engine.js';
 import { cosines, DEFAULT_ALPHA, fuseRanking } from '../dist/discovery/semantic/fusion.js';
@@ -38,24 +41,28 @@ export async function vectorsFor(texts, embedder) {
   return keys.map((key) => cache.get(key));
 }
 
-/** Per set: BM25 rankings of every query (all hits) and the query's cosine to every tool. */
+/** Per set: BM25 rankings of every query (all hits), the query's cosine to every tool, and the set's flooding guard. */
 async function prepare(sets, embedder) {
   const out = [];
   for (const { name, entries, queries } of sets) {
     const index = buildSearchIndex(entries);
+    const guard = buildFloodGuard(entries);
     const toolVectors = await vectorsFor(entries.map(toolText), embedder);
     const queryVectors = await vectorsFor(queries.map((q) => q.query), embedder);
     const rows = queries.map((query, i) => {
       const ranked = index.rank(query.query, entries.length);
       const scores = cosines(queryVectors[i], toolVectors);
-      return { query, ranked, cosine: new Map(entries.map((e, j) => [e.qualifiedName, scores[j]])), set: name };
+      return { query, ranked, strong: judge(ranked).strong, cosine: new Map(entries.map((e, j) => [e.qualifiedName, scores[j]])), set: name, guard };
     });
     out.push(rows);
   }
   return out;
 }
 
-const fused = (row, alpha, k) => fuseRanking({ bm25: row.ranked.hits, exact: row.ranked.exact, cosine: row.cosine, alpha }, k).map((h) => h.name);
+/** A ranking as tool_search serves it (rank.ts): `candidateCount(k)` candidates through the flooding guard, `k` kept. */
+const served = (row, candidates, k, exact = row.ranked.exact) => diversify(candidates, row.query.query, row.guard, k, Math.min(exact, candidates.length)).map((h) => h.name);
+const fused = (row, alpha, k) => served(row, fuseRanking({ bm25: row.ranked.hits, exact: row.ranked.exact, cosine: row.cosine, alpha, strong: row.strong }, candidateCount(k)), k);
+const bm25Alone = (row, k) => served(row, row.ranked.hits.slice(0, candidateCount(k)), k);
 /** Rows of one set by query text (`summarise` ranks by the text). */
 const byText = (rows) => new Map(rows.map((row) => [row.query.query, row]));
 
@@ -72,7 +79,7 @@ export async function semanticQualityTables(sets) {
   };
   const choices = crossValidate(prepared, grid(0, 1, 0.05), recall);
   const lines = [
-    `Fusion: max-normalised BM25 + α × z-scored cosine; shipped α = ${DEFAULT_ALPHA}. Objective: mean Recall@5 of the two sets. (Vectors ready in ${(prepMs / 1000).toFixed(1)} s, from the bench cache when present.)`,
+    `Fusion: max-normalised BM25 + α × z-scored cosine; shipped α = ${DEFAULT_ALPHA}. Objective: mean Recall@5 of the two sets. Every ranking passes the flooding guard as tool_search's does (diversify.ts). (Vectors ready in ${(prepMs / 1000).toFixed(1)} s, from the bench cache when present.)`,
     '',
     '| tuned on fold | chosen α | Recall@5 there | held-out fold: Recall@5 |',
     '|---|---:|---:|---:|',
@@ -85,7 +92,7 @@ export async function semanticQualityTables(sets) {
     const name = rows[0]?.set;
     const byQuery = byText(rows);
     for (const [label, alpha] of [['BM25 alone', 0], [`BM25 + encoder, α ${DEFAULT_ALPHA}`, DEFAULT_ALPHA]]) {
-      const m = summarise(rows.map((r) => r.query), [1, 5, 10], (q) => (alpha === 0 ? byQuery.get(q).ranked.hits.slice(0, 10).map((h) => h.name) : fused(byQuery.get(q), alpha, 10)));
+      const m = summarise(rows.map((r) => r.query), [1, 5, 10], (q) => (alpha === 0 ? bm25Alone(byQuery.get(q), 10) : fused(byQuery.get(q), alpha, 10)));
       let cv = '';
       if (alpha !== 0) {
         // Each fold scored at the α chosen on the other, pooled over the set's queries.
@@ -106,7 +113,7 @@ export async function semanticQualityTables(sets) {
       const score = new Map();
       row.ranked.hits.forEach((h, i) => score.set(h.name, (score.get(h.name) ?? 0) + 1 / (60 + i + 1)));
       byCos.forEach((n, i) => score.set(n, (score.get(n) ?? 0) + 1 / (60 + i + 1)));
-      return [...score].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([n]) => n);
+      return served(row, [...score].sort((a, b) => b[1] - a[1]).slice(0, candidateCount(10)).map(([name]) => ({ name })), 10, 0);
     }).recall[5];
     return `${rows[0]?.set} ${f3(r)}`;
   });
@@ -193,12 +200,15 @@ export async function semanticCostTables(catalogue, queries, bundled, sizes) {
   const againMs = await time(async () => (again.start(), untilReady(again)));
   await embedder.close();
   rmSync(dir, { recursive: true, force: true });
+  const alone = JSON.parse(execFileSync(process.execPath, [fileURLToPath(new URL('modelRss.mjs', import.meta.url))], { encoding: 'utf8' }));
+  const added = (bytes) => `+${mib(bytes - alone.off)}`;
   return [
     ...lines,
     '',
     `Load average while measuring: ${loadavg().map((n) => n.toFixed(1)).join(', ')} (${cpus().length} cores): wall times on a loaded machine are waits for a core; the CPU column is the work.`,
     `Index time: ${perTool}.`,
     `RSS of this process: encoder off ${mib(rssOff)} MiB; model loaded ${mib(loadedRss)} MiB (+${mib(loadedRss - rssOff)}); after indexing ${sizes.map((s) => s.toLocaleString('en-US')).join(' + ')} tools ${mib(indexedRss)} MiB.`,
+    `RSS added by the model alone (bench/modelRss.mjs, a fresh process, the gateway's embedder and batch size): loaded ${added(alone.loaded)} MiB, after embedding ${alone.tools} tools ${added(alone.indexed)}, after 30 queries ${added(alone.queried)}, peak ${added(alone.peak)} (before the model ${mib(alone.off)} MiB).`,
     `Bundled config (${bundled.length} deferred tools): first start embeds ${firstCount} tools in ${(firstMs / 1000).toFixed(2)} s (model load included); a start from that cache embeds ${embedded} in ${againMs.toFixed(0)} ms.`,
   ];
 }

@@ -22,9 +22,18 @@ let flushGraceMs: number | undefined;
  */
 let clientGoneAt: number | undefined;
 
+/** Flags with which `serve` never relays: it serves HTTP, or it is the shared instance. */
+const NEVER_RELAYS = /^--(http|shared-instance)(=|$)/;
+
 const serve: Command = async (argv) => {
   flushGraceMs = CLIENT_GONE_GRACE_MS;
-  process.stdin.once('end', () => (clientGoneAt ??= Date.now()));
+  // A stdio client of the shared instance loads only what relaying needs (relay.ts, docs/performance.md "Memory").
+  if (!argv.some((arg) => NEVER_RELAYS.test(arg))) {
+    process.stdin.once('end', () => (clientGoneAt ??= Date.now()));
+    const relay = await (await import('./relay.js')).relayFromCli(argv, (text) => void process.stderr.write(text));
+    if (relay.relayed) return relay.code;
+    if (relay.configPath !== undefined) return (await import('./commands/serve.js')).runServe(argv, out, { configPath: relay.configPath });
+  }
   return (await import('./commands/serve.js')).runServe(argv, out);
 };
 

@@ -2,20 +2,17 @@
  * What every command shares: the package version, the config flag, and loading a config with its
  * problems printed by JSON path. Source: docs/configuration.md.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { problemLine } from '../config/report.js';
 import type { Config } from '../config/types.js';
 import { err, ok, type Result } from '../lib/result.js';
-import type { LogLevel } from '../trace/log.js';
+import { LOG_LEVELS, type LogLevel } from '../trace/log.js';
 import type { UpstreamSummary } from '../upstream/pool.js';
 import { suggestNames } from '../discovery/suggest.js';
+import { configChoice, LOCAL_CONFIG } from './configChoice.js';
 
-/** The package version from package.json. */
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export { VERSION } from '../packageFiles.js';
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export const EXIT_OK = 0;
@@ -40,29 +37,14 @@ export async function exitOnSignal<T>(work: () => Promise<T>, exitCode: (signal:
   }
 }
 
-/** The config looked for in the current folder when `--config` is not given. */
-export const LOCAL_CONFIG = 'servers.config.json';
-
-/** The config shipped in the package (beside `dist/`), used when the current folder has none. */
-export const BUNDLED_CONFIG = fileURLToPath(new URL('../../servers.config.json', import.meta.url));
-
 /** The `--config FILE` help line every command shares. */
 export const CONFIG_HELP = `--config FILE  servers.config.json (default: ./${LOCAL_CONFIG} when present, else the bundled one)`;
 
-/**
- * The config to load: `given` (the `--config` flag) as is; without it `./servers.config.json` when
- * the current folder `cwd` has one, else {@link BUNDLED_CONFIG}, so `npx toolshelf` works from any
- * folder. Without the flag, which one was chosen is said through `err`. Source: docs/configuration.md, "Which file".
- */
+/** The config to load ({@link configChoice}), its note (which config, when no `--config` named one) written to `err`. */
 export function chooseConfig(given: string | undefined, cwd: string, err: (text: string) => void): string {
-  if (given !== undefined) return given;
-  const local = resolve(cwd, LOCAL_CONFIG);
-  if (existsSync(local)) {
-    err(`toolshelf: config: ${local} (no --config given; found ./${LOCAL_CONFIG})\n`);
-    return local;
-  }
-  err(`toolshelf: config: ${BUNDLED_CONFIG} (no --config given and no ./${LOCAL_CONFIG} here: the bundled one)\n`);
-  return BUNDLED_CONFIG;
+  const choice = configChoice(given, cwd);
+  if (choice.note !== undefined) err(choice.note);
+  return choice.path;
 }
 
 /**
@@ -77,9 +59,6 @@ export function loadOrReport(given: string | undefined, err: (text: string) => v
   err(`toolshelf: ${path} has ${loaded.error.length} problem(s):\n${lines.join('\n')}\n`);
   return undefined;
 }
-
-/** The levels `--log-level` takes. */
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The `--log-level LEVEL` help line; `fallback` is the command's default. */
 export const logLevelHelp = (fallback: LogLevel): string => `--log-level LEVEL  debug | info | warn | error (default ${fallback}; upstream stderr shows at debug)`;

@@ -3,7 +3,7 @@
  * config, starts, prints the summary on stderr, and waits for the client to go or a signal.
  * In stdio mode nothing but protocol reaches stdout (docs/cli.md).
  */
-import { readConfigText } from '../config/load.js';
+import { readConfigText } from '../config/read.js';
 import { join, resolve } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -16,7 +16,8 @@ import { reachLines } from '../gateway/fronts/hostCheck.js';
 import { unknownViewText } from '../gateway/fronts/views.js';
 import { withDebugSummary } from '../trace/summarize.js';
 import { createLogger, type Logger } from '../trace/log.js';
-import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
+import { argumentError, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport, logLevelHelp, parseLogLevel, STOP_SIGNALS, VERSION } from './common.js';
+import { SERVE_ARGS, SERVE_OPTIONS, type ServeArgs, stdioTokenWarning, TOKEN_ENV } from './serveFlags.js';
 import { counted } from '../lib/plural.js';
 
 export const SERVE_USAGE = `Usage: toolshelf [serve] [--config FILE] [--http [HOST:]PORT] [--token TOKEN] [--view NAME] [--trace FILE] [--log-level LEVEL] [--no-share | --share]
@@ -47,23 +48,6 @@ Serves every MCP server in the config as one: a few direct tools plus tool_searc
 Exit codes: 0 ok, 1 start-up failed, 2 bad usage or config; inspect also exits 3 when it printed its
 report but an upstream failed to start (docs/operations.md).`;
 
-/** Environment variable holding the HTTP bearer token; preferred to `--token`, whose value `ps` shows. */
-export const TOKEN_ENV = 'TOOLSHELF_TOKEN';
-
-/** Environment variable that turns sharing off (`0`) or on (`1`) over the config's `share.enabled`. */
-export const SHARE_ENV = 'TOOLSHELF_SHARE';
-
-/**
- * Whether a stdio client relays to the shared instance: `--share` or
- * `--no-share`, else TOOLSHELF_SHARE (`0`/`1`), else the config's `share.enabled` (default true).
- */
-export function shareChosen(flagOn: boolean | undefined, flagOff: boolean | undefined, env: string | undefined, configured: boolean): boolean {
-  if (flagOff) return false;
-  if (flagOn) return true;
-  if (env === '0' || env === '1') return env === '1';
-  return configured;
-}
-
 /** Parses `--http` as `PORT`, `HOST:PORT` or `[V6]:PORT`; undefined when malformed. */
 export function parseListen(text: string): { host: string; port: number } | undefined {
   const match = /^(?:\[([^\]]+)\]:|([^:]+):)?(\d{1,5})$/.exec(text.trim());
@@ -73,38 +57,19 @@ export function parseListen(text: string): { host: string; port: number } | unde
   return { host: match[1] ?? match[2] ?? '127.0.0.1', port };
 }
 
-const SERVE_OPTIONS = {
-  config: { type: 'string', short: 'c' },
-  http: { type: 'string' },
-  token: { type: 'string' },
-  trace: { type: 'string' },
-  view: { type: 'string' },
-  share: { type: 'boolean' },
-  'no-share': { type: 'boolean' },
-  'shared-instance': { type: 'string' },
-  'log-level': { type: 'string', default: 'info' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} satisfies ArgOptions;
-
-function parseServeArgs(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    options: SERVE_OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  }).values;
-}
-
 /**
  * Runs the gateway until the client goes or a signal arrives; returns the exit code. `out` (stdout,
  * from cli.ts) carries only `--help` and `--version`, which are answered before anything is served.
+ * A stdio client that shares an instance never gets here: cli.ts runs the relay's entry (relay.ts)
+ * first, which hands over what it does not relay. `relayFailed` is the config the relay's entry chose
+ * and named on stderr, with the token warning, before it found no instance to relay to: this process
+ * serves the client instead, as with `--no-share`.
  */
-export async function runServe(argv: string[], out: (line: string) => void): Promise<number> {
+export async function runServe(argv: string[], out: (line: string) => void, relayFailed?: { readonly configPath: string }): Promise<number> {
   const err = (text: string): void => void process.stderr.write(text);
-  let values: ReturnType<typeof parseServeArgs>;
+  let values: ServeArgs;
   try {
-    values = parseServeArgs(argv);
+    values = parseArgs({ args: argv, ...SERVE_ARGS }).values;
   } catch (error) {
     err(`toolshelf: ${argumentError(error, SERVE_OPTIONS)}\n${SERVE_USAGE}\n`);
     return EXIT_USAGE;
@@ -115,7 +80,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   if (!level.ok) return err(`toolshelf: ${level.error}\n`), EXIT_USAGE;
   const listen = values.http === undefined ? undefined : parseListen(values.http);
   if (values.http !== undefined && !listen) return err(`toolshelf: --http takes [HOST:]PORT, got "${values.http}"\n`), EXIT_USAGE;
-  const configPath = chooseConfig(values.config, process.cwd(), err);
+  const configPath = relayFailed?.configPath ?? chooseConfig(values.config, process.cwd(), err);
   const config = loadOrReport(configPath, err);
   if (!config) return EXIT_USAGE;
   const configFile = { path: resolve(configPath), text: readConfigText(configPath) };
@@ -126,14 +91,7 @@ export async function runServe(argv: string[], out: (line: string) => void): Pro
   const instance = values['shared-instance'];
   const token = values.token ?? process.env[TOKEN_ENV];
   // A token guards the HTTP front only: over stdio the client that started toolshelf is its only client.
-  if (!listen && instance === undefined && token) logger.warn(`${values.token !== undefined ? '--token' : `${TOKEN_ENV} is set but`} only applies to --http; over stdio it is ignored`);
-  if (instance === undefined && !listen && shareChosen(values.share, values['no-share'], process.env[SHARE_ENV], config.share.enabled)) {
-    const { relayShared } = await import('./shared.js');
-    const relay = await relayShared(configFile, level.value, values.trace, err, view);
-    if (relay.relayed) return relay.code;
-    // The client is served all the same, only not shared: failing here left it with no tools.
-    err(`toolshelf: ${relay.why}\ntoolshelf: serving from this process instead, as with --no-share\n`);
-  }
+  if (!listen && instance === undefined && token && !relayFailed) logger.warn(stdioTokenWarning(values.token !== undefined));
   if (instance !== undefined) {
     const [{ claimSharedInstance }, { relayWarnings, statusWriter }] = await Promise.all([import('./shared.js'), import('../share/status.js')]);
     const paths = claimSharedInstance(instance, logger);

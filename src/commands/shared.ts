@@ -5,15 +5,11 @@
  * false}` serves from the client's own process as before.
  */
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { claimInstance, releaseInstance } from '../share/claim.js';
 import { instancePaths, instancePathsOf, type InstancePaths } from '../share/paths.js';
 import { relayToSharedInstance, type InstanceStart, type RelayEnd } from '../share/relay.js';
 import type { Logger } from '../trace/log.js';
-import { VERSION } from './common.js';
-
-/** The CLI entry the instance runs, beside this folder in `dist/`. */
-const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
+import { CLI_ENTRY, VERSION } from '../packageFiles.js';
 
 /**
  * How long a client waits for a new instance to listen, in ms: the gateway's own start-up wait for
@@ -36,17 +32,17 @@ export const INSTANCE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
 export function sharedInstance(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined): InstanceStart {
   const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
   const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
-  return { paths, instanceArgs: [...INSTANCE_NODE_FLAGS, CLI, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket], startWaitMs: INSTANCE_START_WAIT_MS };
+  return { paths, instanceArgs: [...INSTANCE_NODE_FLAGS, CLI_ENTRY, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket], startWaitMs: INSTANCE_START_WAIT_MS };
 }
 
 /**
- * Relays this process's stdio to the shared instance of `configFile` with these serve flags,
- * starting it when needed; `view` is the view the client chose (one instance serves every view).
- * Returns the exit code, or why no instance could be reached (stdin unread).
+ * Relays this process's stdio to the shared instance `start` ({@link sharedInstance}), starting it
+ * when needed; `view` is the view the client chose (one instance serves every view). Returns the exit
+ * code, or why no instance could be reached (stdin unread).
  */
-export function relayShared(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined, err: (text: string) => void, view?: string): Promise<RelayEnd> {
+export function relayShared(start: InstanceStart, err: (text: string) => void, view?: string): Promise<RelayEnd> {
   return relayToSharedInstance({
-    ...sharedInstance(configFile, logLevel, trace),
+    ...start,
     input: process.stdin,
     output: process.stdout,
     note: (line) => err(`${line}\n`),

@@ -10,11 +10,11 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { openBrowser } from '../auth/browser.js';
-import { readConfigText } from '../config/load.js';
+import { readConfigText } from '../config/read.js';
 import { DASHBOARD_REQUEST } from '../gateway/fronts/socketFront.js';
 import { reachInstance } from '../share/relay.js';
 import { argumentError, type ArgOptions, chooseConfig, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, logLevelHelp, parseLogLevel, STOP_SIGNALS } from './common.js';
-import { TOKEN_ENV } from './serve.js';
+import { TOKEN_ENV } from './serveFlags.js';
 import { sharedInstance } from './shared.js';
 
 export const UI_USAGE = `Usage: toolshelf ui [--config FILE] [--log-level LEVEL] [--trace FILE] [--no-open]

@@ -2,30 +2,13 @@
  * The config folder's only I/O: read the file, parse it, interpolate, validate, apply defaults.
  * Source: docs/configuration.md (refused at start with every problem by JSON path).
  */
-import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { err, ok, type Result } from '../lib/result.js';
 import { applyDefaults, type RawConfig } from './defaults.js';
 import { escapePointer, interpolate } from './interpolate.js';
 import type { Config, ConfigProblem } from './types.js';
 import { URL_CREDENTIALS_MESSAGE, validateConfig } from './validate.js';
-
-/** Largest config file read (a config of 200,000 servers is under 10 MiB). */
-export const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
-
-/**
- * The text of the config file `file`. Only a regular file of at most {@link MAX_CONFIG_BYTES} is
- * read: `/dev/zero` would be read until memory ran out, and a FIFO would block the start (or a
- * reload) forever.
- * @throws an Error saying why the file was not read.
- */
-export function readConfigText(file: string): string {
-  const stat = statSync(file);
-  if (stat.isDirectory()) throw new Error('it is a directory');
-  if (!stat.isFile()) throw new Error('it is not a regular file');
-  if (stat.size > MAX_CONFIG_BYTES) throw new Error(`it is ${stat.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit for a config`);
-  return readFileSync(file, 'utf8');
-}
+import { readConfigText } from './read.js';
 
 /**
  * Loads `path` (relative to the process cwd) with `env` for `${VAR}` expansion.

@@ -10,7 +10,8 @@
  */
 import { existsSync as exists, realpathSync, unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { parseConfig, readConfigText } from './load.js';
+import { parseConfig } from './load.js';
+import { readConfigText } from './read.js';
 import type { Config, ConfigProblem } from './types.js';
 
 /** Quiet time after the last file event before the file is read, in ms (editors write in bursts). */

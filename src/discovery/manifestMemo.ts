@@ -6,9 +6,9 @@
  * catalogue cache (`<state>/catalog/manifest-<hash>.json`), written atomically, 0600; an unreadable
  * file is a miss. Source: docs/operations.md.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { CatalogEntry } from '../catalog/types.js';
-import { stableHash } from '../lib/hash.js';
 import { privateDirProblem, readPrivateFile, touch, writePrivateFile } from '../lib/stateDir.js';
 
 /** What is kept of a rendered tool_search description. */
@@ -26,15 +26,14 @@ export interface ManifestMemo {
 /**
  * The memo key of a render: the code's `version`, the budget, the character cap and, per deferred
  * entry, everything the manifest may read: qualified name, server, the whole upstream declaration
- * (description, inputSchema, title, annotations, _meta), the projected description and keywords. Pure.
+ * (description, inputSchema, title, annotations, _meta), the projected description and keywords; 32
+ * hex digits of SHA-256. The declaration is serialised in its own key order, not sorted as pins are
+ * (lib/hash.ts `stableJson`): an upstream that reorders keys costs one render, never a wrong text,
+ * and sorting every key of 10,000 declarations took ~100 ms of a cached start (docs/performance.md). Pure.
  */
 export function manifestKey(version: string, entries: readonly CatalogEntry[], tokenBudget: number, maxChars: number | undefined): string {
-  return stableHash([
-    version,
-    tokenBudget,
-    maxChars ?? null,
-    entries.map((e) => [e.qualifiedName, e.server, e.tool, e.projected.description, e.keywords]),
-  ]);
+  const input = [version, tokenBudget, maxChars ?? null, entries.map((e) => [e.qualifiedName, e.server, e.tool, e.projected.description, e.keywords])];
+  return createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 32);
 }
 
 /**

@@ -92,9 +92,10 @@ function bm25(index: SearchIndex, query: string, limit: number, guard: FloodGuar
 
 /**
  * toolshelf's own ranking: BM25, fused with the encoder's cosines when semantic ranking is on and
- * they came (fusion.ts), through the flooding guard like every ranking. The strong rule stays BM25's
- * (strength.ts): the strong matches are the leading run of the served ranking that BM25 judged
- * strong; when that run is empty the answer is weak.
+ * they came (fusion.ts: BM25's strong matches lead, the encoder reorders the rest), through the
+ * flooding guard like every ranking. The strong rule stays BM25's (strength.ts): the strong matches
+ * are the leading run of the served ranking that BM25 judged strong; when that run is empty the
+ * answer is weak.
  */
 async function own(context: RankContext, query: string, limit: number, fallback?: string): Promise<RankResult> {
   const { guard } = context;
@@ -102,9 +103,10 @@ async function own(context: RankContext, query: string, limit: number, fallback?
   const scores = await context.semantic.score(query);
   if (!scores.ok) return { ...bm25(context.index, query, limit, guard, fallback), semantic: { used: false, missing: scores.missing, reason: scores.reason } };
   const ranked = context.index.rank(query, context.index.size);
-  const fused = fuseRanking({ bm25: ranked.hits, exact: ranked.exact, cosine: scores.cosine, alpha: context.alpha ?? DEFAULT_ALPHA }, guard === undefined ? limit : candidateCount(limit));
+  const bm25Strong = judge(ranked).strong;
+  const fused = fuseRanking({ bm25: ranked.hits, exact: ranked.exact, cosine: scores.cosine, alpha: context.alpha ?? DEFAULT_ALPHA, strong: bm25Strong }, guard === undefined ? limit : candidateCount(limit));
   const served = guarded(fused, query, limit, guard, Math.min(ranked.exact, fused.length));
-  const judged = new Set(judge(ranked).strong);
+  const judged = new Set(bm25Strong);
   const strong: string[] = [];
   for (const hit of served) {
     if (!judged.has(hit.name)) break;

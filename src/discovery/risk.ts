@@ -66,16 +66,17 @@ export function riskTag(hints: Hints): string {
 }
 
 /**
- * The hints a tool sets, as the few words tool_search's answers carry (compact: an answer is read
- * on every search): `read-only`, else `destructive` / `additive` when it declares effects; then
- * `idempotent` and `open-world` / `closed-world` when set that way. `''` when it sets none. The
- * defaults left unsaid are MCP's (docs/security.md "Risky calls").
+ * The hints a tool sets, as the few words tool_search's answers carry on every match (compact: an
+ * answer is read on every search): what a call changes, `read-only`, else `destructive` / `additive`
+ * when it declares effects; then `open-world` when it declares it reaches outside its server. `''`
+ * when it declares none of these. Left out: `idempotent` (a retry policy's concern, not the choice of
+ * a tool) and `closed-world` (the confined reading); MCP's defaults stay unsaid (docs/security.md
+ * "Risky calls", sizes in docs/search.md "Answers").
  */
 export function hintWords(hints: Hints): string {
   const words: string[] = [];
   if (isReadOnly(hints)) words.push('read-only');
   else if (declaresEffects(hints)) words.push(isDestructive(hints) ? 'destructive' : 'additive');
-  if (hints.idempotentHint === true) words.push('idempotent');
-  if (hints.openWorldHint !== undefined) words.push(hints.openWorldHint ? 'open-world' : 'closed-world');
+  if (hints.openWorldHint === true) words.push('open-world');
   return words.join(', ');
 }

@@ -6,8 +6,9 @@
  * (`entities: {name: string, entityType: string, observations: string[]}[]`), so a first call
  * composed from the manifest alone passes admission.
  * Source: docs/tools.md, "The manifest" (required parameters with enum values spelled out, nested
- * required keys).
+ * required keys); docs/security.md (a `required` name that is no property is never shown).
  */
+import { printableLine } from '../lib/printable.js';
 
 /**
  * Closed enums show at most this many values, then `|…`; each value at most {@link MAX_VALUE_CHARS}
@@ -20,9 +21,30 @@ export const MAX_VALUE_CHARS = 40;
 const MAX_ENUM_CHARS = 100;
 /** Nested required keys shown per parameter; more end in `…` (entry budget, docs/tools.md). */
 const MAX_NESTED_KEYS = 6;
+/**
+ * Longest parameter name shown, in UTF-16 code units; a longer one ends in `…`. The longest required
+ * name in the shared catalogues has 27 (`context7CompatibleLibraryID`).
+ */
+export const MAX_NAME_CHARS = 64;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A parameter name as shown: cleaned, on one line, at most {@link MAX_NAME_CHARS} (docs/security.md). */
+function nameShown(name: string): string {
+  return printableLine(name, MAX_NAME_CHARS);
+}
+
+/**
+ * The `required` names of `schema` that are its own `properties`, once each, in `required` order: a name
+ * no property declares is text the upstream chose that names no parameter, and is never shown.
+ */
+function declaredRequired(schema: Record<string, unknown>): { readonly names: string[]; readonly properties: Record<string, unknown> } {
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const names = [...new Set(required.filter((name): name is string => typeof name === 'string' && Object.hasOwn(properties, name)))];
+  return { names, properties };
 }
 
 function isScalar(value: unknown): value is string | number | boolean | null {
@@ -76,11 +98,10 @@ function valueText(property: unknown): string {
  * a type), or undefined when it declares none. Over {@link MAX_NESTED_KEYS} keys end in `, …`.
  */
 function requiredKeysText(schema: unknown): string | undefined {
-  if (!isObject(schema) || !Array.isArray(schema.required)) return undefined;
-  const properties = isObject(schema.properties) ? schema.properties : {};
-  const names = [...new Set(schema.required.filter((name): name is string => typeof name === 'string'))];
+  if (!isObject(schema)) return undefined;
+  const { names, properties } = declaredRequired(schema);
   if (names.length === 0) return undefined;
-  const shown = names.slice(0, MAX_NESTED_KEYS).map((name) => `${name}: ${valueText(Object.hasOwn(properties, name) ? properties[name] : undefined)}`);
+  const shown = names.slice(0, MAX_NESTED_KEYS).map((name) => `${nameShown(name)}: ${valueText(properties[name])}`);
   return `{${shown.join(', ')}${names.length > MAX_NESTED_KEYS ? ', …' : ''}}`;
 }
 
@@ -100,14 +121,12 @@ function parameterText(property: unknown): string {
 /**
  * Required top-level parameters as `name: type` (or `name: v1|v2` for a closed enum, or
  * `name: {key: type, …}` / `name: {key: type, …}[]` for an object or array of objects with required
- * keys), in the schema's `required` order, joined by `, `. Names not declared in `properties` render as `any`;
- * a non-array `required` or non-string names are ignored. `''` when nothing is required.
+ * keys), in the schema's `required` order, joined by `, `. Only names declared in `properties` are shown
+ * (cleaned, on one line, capped at {@link MAX_NAME_CHARS}); a non-array `required`, non-string names and
+ * names no property declares are ignored. `''` when nothing is required.
  */
 export function requiredSignature(inputSchema: unknown): string {
-  if (!isObject(inputSchema) || !Array.isArray(inputSchema.required)) return '';
-  const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
-  const names = [...new Set(inputSchema.required.filter((name): name is string => typeof name === 'string'))];
-  return names
-    .map((name) => `${name}: ${parameterText(Object.hasOwn(properties, name) ? properties[name] : undefined)}`)
-    .join(', ');
+  if (!isObject(inputSchema)) return '';
+  const { names, properties } = declaredRequired(inputSchema);
+  return names.map((name) => `${nameShown(name)}: ${parameterText(properties[name])}`).join(', ');
 }

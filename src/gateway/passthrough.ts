@@ -24,6 +24,7 @@ import { handleRequest, type Extra } from './handlers.js';
 import type { RequestOrigin } from '../upstream/types.js';
 import type { UpstreamDirectory } from './types.js';
 import type { UpstreamSubscriptions } from './subscriptions.js';
+import { quoted } from './results.js';
 
 type Item = Record<string, unknown>;
 
@@ -261,7 +262,7 @@ type AskOptions = { readonly signal: AbortSignal; readonly origin?: RequestOrigi
 async function ask(directory: UpstreamDirectory, server: string, method: string, params: Item, options: AskOptions): Promise<Item> {
   const answer = await directory.request(server, method, params, options);
   if (answer.ok) return answer.result;
-  throw new ProtocolError(answer.error.code, `upstream server "${server}": ${answer.error.message}`);
+  throw new ProtocolError(answer.error.code, `upstream server "${server}": ${quoted(answer.error.message)}`);
 }
 
 /** A URI's owner: listed, in toolshelf's own scheme, or matching a resource template's literal prefix. */

@@ -10,6 +10,18 @@ import type { CallOutcome } from '../upstream/types.js';
 import type { UpstreamDown } from './types.js';
 import { TOOL_SEARCH } from './bridgeTools.js';
 import { isTextBlocks } from '../lib/textContent.js';
+import { printableLine } from '../lib/printable.js';
+
+/**
+ * Longest upstream text (an error's message, a failure reason) quoted in a result, in UTF-16 code units.
+ * Quoted on one line, cleaned: no line of it can pose as a `system:` or user line (docs/security.md).
+ */
+export const MAX_UPSTREAM_TEXT_CHARS = 2000;
+
+/** Upstream text as a result quotes it: one cleaned line, capped ({@link MAX_UPSTREAM_TEXT_CHARS}). */
+export function quoted(text: string): string {
+  return printableLine(text, MAX_UPSTREAM_TEXT_CHARS);
+}
 
 /** A text result with `isError: true`. */
 export function errorResult(text: string): CallToolResult {
@@ -24,7 +36,7 @@ export function errorResult(text: string): CallToolResult {
  */
 export function unknownToolResult(name: string, suggestions: readonly string[], searchAvailable: boolean, down?: UpstreamDown): CallToolResult {
   const lines = [`Unknown tool "${name}".`];
-  if (down) lines.push(`Its upstream server "${down.server}" is not up (${down.status}${down.reason ? `: ${down.reason}` : ''}), so its tools are not listed.`);
+  if (down) lines.push(`Its upstream server "${down.server}" is not up (${down.status}${down.reason ? `: ${quoted(down.reason)}` : ''}), so its tools are not listed.`);
   if (suggestions.length > 0) lines.push(`Did you mean: ${suggestions.join(', ')}?`);
   if (searchAvailable) lines.push(`Call ${TOOL_SEARCH} with what you want to do to find the right tool.`);
   return errorResult(lines.join(' '));
@@ -42,7 +54,11 @@ export function lackedResult(entry: CatalogEntry, capabilities: readonly string[
   );
 }
 
-/** Turns an upstream outcome into the client's result: verbatim on success, an explained `isError` otherwise. */
+/**
+ * Turns an upstream outcome into the client's result: verbatim on success, an explained `isError`
+ * otherwise, the upstream's own words in it {@link quoted} (the connection has already masked the
+ * credentials it could echo, `upstream/connection.ts`).
+ */
 export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { result: CallToolResult; failure?: string } {
   const who = `upstream server "${entry.server}" (tool "${entry.upstreamName}")`;
   switch (outcome.kind) {
@@ -52,13 +68,13 @@ export function resultFromOutcome(outcome: CallOutcome, entry: CatalogEntry): { 
       return { result: errorResult(`${who} did not answer within ${formatMs(outcome.ms)}; the call was cancelled.`), failure: 'timeout' };
     case 'unavailable': {
       const retry = outcome.retryInMs === undefined ? '' : outcome.retryInMs <= 0 ? ' It is being retried now.' : ` It will be retried in about ${Math.ceil(outcome.retryInMs / 1000)} s.`;
-      return { result: errorResult(`${who} is unavailable: ${outcome.reason}.${retry}`), failure: 'unavailable' };
+      return { result: errorResult(`${who} is unavailable: ${quoted(outcome.reason)}.${retry}`), failure: 'unavailable' };
     }
     case 'cancelled':
       return { result: errorResult(`The call to ${who} was cancelled.`), failure: 'cancelled' };
     case 'upstream_error':
-      if (outcome.notSent) return { result: errorResult(`The call to ${who} was not sent: ${outcome.message}`), failure: 'not_sent' };
-      return { result: errorResult(`${who} failed: ${outcome.message}`), failure: 'upstream_error' };
+      if (outcome.notSent) return { result: errorResult(`The call to ${who} was not sent: ${quoted(outcome.message)}`), failure: 'not_sent' };
+      return { result: errorResult(`${who} failed: ${quoted(outcome.message)}`), failure: 'upstream_error' };
   }
 }
 

@@ -19,17 +19,18 @@ export const SUMMARY_CHARS = 60;
 /**
  * Longest description of a strong match, in code points: whole sentences from its start (the first
  * clipped at a word when longer). The tool's full description stays in its declaration once promoted;
- * the answer carries what picks and calls it. 200 keeps the median answer over the everyday requests
- * (bench/fixtures/everyday.json) under a quarter of the full-schema one (docs/search.md, "Answers").
+ * the answer carries what picks and calls it. 160 keeps, with the hints on every match, the median
+ * answer over the everyday requests (bench/fixtures/everyday.json) under a quarter of the full-schema
+ * one (docs/search.md, "Answers"); it cuts mostly third sentences.
  */
-export const STRONG_DESCRIPTION_CHARS = 200;
+export const STRONG_DESCRIPTION_CHARS = 160;
 
 /** A strong match: callable right away with these parameters. */
 export interface FullMatch {
   readonly name: string;
   readonly description: string;
   readonly parameters: JsonObject;
-  /** The behaviour hints the tool sets, in words (`read-only, idempotent, closed-world`; risk.ts hintWords); absent when it sets none. */
+  /** The behaviour hints the tool sets, in words (`read-only`, `destructive, open-world`; risk.ts hintWords); absent when it sets none of them. */
   readonly hints?: string;
 }
 
@@ -84,17 +85,23 @@ export const WEAK_NOTE = `No tool clearly matches; these are only the closest. $
  */
 export const NAMED_NOTE = 'Tools with a summary are callable too; search an exact name for its parameters.';
 
-/** The strong match's parameters as the answer sends them: the projected schema without `$schema` (no use to a model). */
-function answerParameters(schema: JsonObject): JsonObject {
-  if (!Object.hasOwn(schema, '$schema')) return schema;
+/**
+ * The strong match's parameters as the answer sends them: the projected schema without `$schema` and
+ * without its top-level `type: "object"`, which every tool's inputSchema has (MCP spec 2025-11-25,
+ * Server › Tools › Tool: `inputSchema` is a JSON Schema object with `type: "object"`); neither tells a
+ * model anything. Properties, their types and `required` are kept whole.
+ */
+export function answerParameters(schema: JsonObject): JsonObject {
   const { $schema: _dialect, ...rest } = schema;
-  return rest;
+  if (rest.type !== 'object') return rest;
+  const { type: _object, ...members } = rest;
+  return members;
 }
 
 /**
  * The answer for `entries` (ranked, best first) where `strong` names the strong ones (a prefix of
  * them, by rank): each strong entry as `{ name, description, parameters }` (the description's first
- * sentences up to {@link STRONG_DESCRIPTION_CHARS}, the projected schema without `$schema`), each other
+ * sentences up to {@link STRONG_DESCRIPTION_CHARS}, the projected schema as {@link answerParameters} sends it), each other
  * as `{ name, summary }`. Notes: no entries → the no-match note; weak (no strong entry) → that these
  * are only the closest and how to rephrase, `weak: true`. Never `isError`: a search that finds little
  * is still an answer. Kept within MAX_SEARCH_ANSWER_BYTES by `capSearchAnswer` (searchAnswerCap.ts).

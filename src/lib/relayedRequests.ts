@@ -8,6 +8,8 @@
 // The Client package's own ProtocolError: the refusal is thrown back through the upstream Client's
 // request handler (upstream/relay.ts), which turns only its own class into the JSON-RPC error code.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { isPlainObject } from './plainObject.js';
+import { printableLine } from './printable.js';
 
 /** The upstream requests relayed to a client, each with the client capability it needs (MCP spec, Client features). */
 export const RELAYED = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
@@ -44,4 +46,54 @@ export class ClientLacksCapability extends ProtocolError {
 /** The client capability an upstream request `method` needs (MCP spec, Client features); undefined for one never relayed. */
 export function clientCapabilityFor(method: string): (typeof RELAYED)[RelayedMethod] | undefined {
   return Object.hasOwn(RELAYED, method) ? RELAYED[method as RelayedMethod] : undefined;
+}
+
+/** Longest elicitation message relayed, in UTF-16 code units, after the attribution; a longer one ends in `…`. */
+export const MAX_ELICITATION_MESSAGE_CHARS = 2000;
+/** Longest title in a relayed elicitation's requestedSchema, in UTF-16 code units. */
+const MAX_ELICITATION_TITLE_CHARS = 200;
+
+/**
+ * An upstream's `elicitation/create` params as the client is asked them: the message cleaned onto one
+ * line and attributed, `Server "files" asks: …`, so it cannot pose as toolshelf's own confirmation
+ * prompt (`gateway/confirm.ts`), as the user or as another server; in `requestedSchema`, each property's
+ * `title` and `description` (and the titles of its `oneOf` / `anyOf` choices, its `enumNames`) cleaned
+ * and capped, on one line. Property names, `enum` and `const` values, `url`, `elicitationId` and the
+ * rest pass as sent: they are what the answer carries back or where it goes. The server key is one
+ * toolshelf's config chose. Pure. Source: MCP spec, Client features › Elicitation; docs/security.md,
+ * "Requests from upstreams".
+ */
+export function attributedElicitation(server: string, params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const given = params ?? {};
+  const message = typeof given.message === 'string' ? given.message : '';
+  const out: Record<string, unknown> = { ...given, message: printableLine(`Server "${server}" asks: ${message}`, MAX_ELICITATION_MESSAGE_CHARS) };
+  const schema = given.requestedSchema;
+  if (isPlainObject(schema) && isPlainObject(schema.properties)) {
+    const properties: Record<string, unknown> = {};
+    for (const [name, property] of Object.entries(schema.properties)) {
+      Object.defineProperty(properties, name, { value: isPlainObject(property) ? cleanedField(property) : property, enumerable: true, writable: true, configurable: true });
+    }
+    out.requestedSchema = { ...schema, ...(typeof schema.title === 'string' ? { title: line(schema.title) } : {}), ...(typeof schema.description === 'string' ? { description: printableLine(schema.description, MAX_ELICITATION_MESSAGE_CHARS) } : {}), properties };
+  }
+  return out;
+}
+
+/** One requestedSchema property with its shown texts cleaned (see {@link attributedElicitation}). */
+function cleanedField(property: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...property };
+  if (typeof property.title === 'string') out.title = line(property.title);
+  if (typeof property.description === 'string') out.description = printableLine(property.description, MAX_ELICITATION_MESSAGE_CHARS);
+  if (Array.isArray(property.enumNames)) out.enumNames = property.enumNames.map((name) => (typeof name === 'string' ? line(name) : name));
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const choices = property[key];
+    if (Array.isArray(choices)) out[key] = choices.map((choice) => (isPlainObject(choice) && typeof choice.title === 'string' ? { ...choice, title: line(choice.title) } : choice));
+  }
+  const items = property.items;
+  if (isPlainObject(items)) out.items = cleanedField(items);
+  return out;
+}
+
+/** Text of a requestedSchema shown to the user: cleaned, one line, capped. */
+function line(text: string): string {
+  return printableLine(text, MAX_ELICITATION_TITLE_CHARS);
 }

@@ -23,6 +23,7 @@
  * Source: MCP 2025-11-25 schema (`Tool`, `ToolAnnotations`, `Icon`, `ToolExecution`).
  */
 
+import { createHash } from 'node:crypto';
 import type { Ajv } from 'ajv';
 import { newAjv } from './ajvEngines.js';
 import type { JsonObject } from '../catalog/types.js';
@@ -138,14 +139,41 @@ export function wireOutputSchema(value: unknown): WireSchema {
     return { ok: false, reason: `outputSchema cannot be serialised: ${(error as Error).message}` };
   }
   if (bytes > MAX_CHECKED_OUTPUT_BYTES) return { ok: false, reason: `outputSchema is ${bytes} bytes, over the ${MAX_CHECKED_OUTPUT_BYTES} checked before it is sent` };
+  const key = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 32);
+  let failure = compileVerdicts.get(key);
+  if (failure === undefined) compileVerdicts.set(key, (failure = compileFailure(schema)));
+  return failure === '' ? { ok: true, schema } : { ok: false, reason: `outputSchema does not compile: ${failure}` };
+}
+
+/** ajv's message when `schema` does not compile, '' when it does. */
+function compileFailure(schema: JsonObject): string {
   try {
     OUTPUT_AJV().compile(schema);
+    return '';
   } catch (error) {
-    return { ok: false, reason: `outputSchema does not compile: ${(error as Error).message}` };
+    return (error as Error).message;
   } finally {
     OUTPUT_AJV().removeSchema(schema);
   }
-  return { ok: true, schema };
+}
+
+/**
+ * What compiling each outputSchema gave, by 32 hex digits of SHA-256 of its compact JSON: '' compiled,
+ * else ajv's message. Compiling is pure and the same on every projection, and a cached start projects
+ * every tool again: loading ajv and compiling the bundled servers' outputSchemas was most of what such
+ * a start did beyond one with no upstreams (docs/performance.md). Seeded from the state folder and
+ * saved to it (outputVerdicts.ts).
+ */
+const compileVerdicts = new Map<string, string>();
+
+/** The compile verdicts known, oldest first ({@link compileVerdicts}). */
+export function knownCompileVerdicts(): ReadonlyMap<string, string> {
+  return compileVerdicts;
+}
+
+/** Adds verdicts read back (keys of 32 hex digits, values '' or a message); known ones stay. */
+export function rememberCompileVerdicts(verdicts: Iterable<readonly [string, string]>): void {
+  for (const [key, failure] of verdicts) if (!compileVerdicts.has(key)) compileVerdicts.set(key, failure);
 }
 
 const isString = (v: unknown): boolean => typeof v === 'string';

@@ -4,7 +4,7 @@
  * is not an instance of this socket (its pid was reused after a reboot or a crash), is taken over,
  * once; one whose instance lives means another instance owns the socket.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir, readPrivateFile } from '../lib/stateDir.js';
 import type { InstancePaths } from './paths.js';
 
@@ -27,7 +27,11 @@ export function instancePid(paths: InstancePaths): number | undefined {
  * that never listened, then fail. Where there is no `/proc` (macOS), a live pid counts.
  */
 export function instanceOwner(paths: InstancePaths): number | undefined {
-  const pid = instancePid(paths);
+  return ownerOf(instancePid(paths), paths);
+}
+
+/** `pid` when it is a live instance of `paths` ({@link instanceOwner}'s checks), else undefined. */
+function ownerOf(pid: number | undefined, paths: InstancePaths): number | undefined {
   if (pid === undefined) return undefined;
   try {
     process.kill(pid, 0);
@@ -61,11 +65,38 @@ export function claimInstance(paths: InstancePaths): boolean {
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (instanceOwner(paths) !== undefined) return false;
-      rmSync(paths.pidFile, { force: true });
+      const found = instancePid(paths);
+      if (ownerOf(found, paths) !== undefined || !setAsideStale(paths, found)) return false;
     }
   }
   return false;
+}
+
+/**
+ * Moves a stale pid file (holding `stale`) out of the way; false when the file there by then is a
+ * rival's fresh claim, which is put back. Removing the path outright, as before, could remove the
+ * claim a rival instance had just written in its place, after which both served the socket
+ * (test/share/claim.test.ts). A rename is atomic: only the file that was renamed is judged.
+ */
+export function setAsideStale(paths: InstancePaths, stale: number | undefined): boolean {
+  const aside = `${paths.pidFile}.${process.pid}.stale`;
+  try {
+    renameSync(paths.pidFile, aside);
+  } catch {
+    return true; // already gone: the exclusive create is tried again
+  }
+  const moved = instancePid({ ...paths, pidFile: aside });
+  if (moved !== stale) {
+    try {
+      linkSync(aside, paths.pidFile);
+    } catch {
+      // A third claim is there already: it owns the socket.
+    }
+    rmSync(aside, { force: true });
+    return false;
+  }
+  rmSync(aside, { force: true });
+  return true;
 }
 
 /** Removes the socket, the status file and the pid file if this process still owns them. */

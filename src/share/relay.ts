@@ -8,7 +8,6 @@
  * When the instance goes away mid-session this process ends, as a gateway that crashed would: the
  * client's next start finds or starts a fresh one.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
@@ -24,8 +23,13 @@ import { helloLine } from './hello.js';
 export const START_ATTEMPTS = 2;
 /** Between connection attempts while an instance starts, in ms. */
 const POLL_MS = 100;
-/** How long a just-started instance may take to write its pid file before it counts as dead, in ms. */
-const BOOT_GRACE_MS = 5000;
+/**
+ * How long a just-started instance may take to write its pid file before it counts as dead, in ms.
+ * Past it a second instance is started; on a 2-core machine under load an instance took over 5 s to
+ * load, and two rivals then raced for one socket (test/share/claim.test.ts). 15 s: well past a slow
+ * start, short beside the 60 s the client waits in all.
+ */
+const BOOT_GRACE_MS = 15_000;
 /** A log past this many bytes is emptied when a new instance starts, so it never grows unbounded. */
 const MAX_LOG_BYTES = 1024 * 1024;
 
@@ -61,13 +65,20 @@ function tryConnect(path: string): Promise<Socket | undefined> {
 }
 
 /** Starts an instance in its own process group, detached from this one, its stderr to the log. */
-function startInstance(options: InstanceStart): void {
+async function startInstance(options: InstanceStart): Promise<{ readonly exited: () => boolean }> {
   const { paths } = options;
+  // Loaded only to start one: a relay that joins a running instance never needs it (docs/performance.md, "Memory").
+  const { spawn } = await import('node:child_process');
   ensurePrivateDir(paths.dir, paths.root);
   const log = openPrivateAppend(paths.log);
   try {
     if (fstatSync(log).size > MAX_LOG_BYTES) ftruncateSync(log, 0);
-    spawn(process.execPath, [...options.instanceArgs], { detached: true, stdio: ['ignore', 'ignore', log], env: process.env }).unref();
+    const child = spawn(process.execPath, [...options.instanceArgs], { detached: true, stdio: ['ignore', 'ignore', log], env: process.env });
+    child.unref();
+    let exited = false;
+    child.once('exit', () => void (exited = true));
+    child.once('error', () => void (exited = true));
+    return { exited: () => exited };
   } finally {
     closeSync(log);
   }
@@ -93,19 +104,17 @@ export async function reachInstance(options: InstanceStart): Promise<Socket | un
   // Bounded in rounds too: each instance waited for that ends without listening costs one.
   for (let attempt = 0, round = 0; attempt < START_ATTEMPTS && round < 2 * START_ATTEMPTS; round += 1) {
     // An instance that holds the pid file and lives is starting or ending: wait for it rather than start a rival.
-    const ours = instanceOwner(paths) === undefined;
-    if (ours) {
-      startInstance(options);
-      attempt += 1;
-    }
+    const ours = instanceOwner(paths) === undefined ? await startInstance(options) : undefined;
+    if (ours) attempt += 1;
     const started = Date.now();
     let waiting = true;
     while (waiting && Date.now() - started < options.startWaitMs) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       const socket = await tryConnect(paths.socket);
       if (socket) return socket;
-      // No live owner: the one waited for has ended (start another now), or ours died after Node's start-up grace (a bad start; try again).
-      waiting = instanceOwner(paths) !== undefined || (ours && Date.now() - started <= BOOT_GRACE_MS);
+      // No live owner: the one waited for has ended (start another now), ours exited (a bad start, or
+      // it found a rival serving), or ours never claimed within Node's start-up grace; then try again.
+      waiting = instanceOwner(paths) !== undefined || (ours !== undefined && !ours.exited() && Date.now() - started <= BOOT_GRACE_MS);
     }
     if (waiting) return undefined;
   }

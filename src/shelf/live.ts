@@ -12,6 +12,7 @@ import type { Logger } from '../trace/log.js';
 import type { ConnectionOptions } from '../upstream/connection.js';
 import { join } from 'node:path';
 import { fileManifestMemo } from '../discovery/manifestMemo.js';
+import { outputVerdictFile } from '../schema/outputVerdicts.js';
 import { ListingCache } from '../upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from '../upstream/pool.js';
 import type { SemanticEngine } from '../discovery/semantic/engine.js';
@@ -174,6 +175,9 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   const cache = stateDir ? new ListingCache(stateDir, config.baseDir, logger) : undefined;
   const memo = cache ? { memo: fileManifestMemo(join(stateDir!, 'catalog'), stateDir), version } : undefined;
+  // Known outputSchema compile verdicts: a start from the cache compiles (and loads ajv for) none seen before.
+  const verdicts = cache ? outputVerdictFile(join(stateDir!, 'catalog'), stateDir) : undefined;
+  verdicts?.load();
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
@@ -230,6 +234,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const views = new Map<string, ViewShelf>();
   let shelf: BuiltShelf = buildShelf(config, pool.toolsByServer(), hostRanker, undefined, memo, semantic, judged(config));
   built = true;
+  verdicts?.save();
   if (shelf.catalogue.collisions.length > 0) {
     await close();
     const lines = shelf.catalogue.collisions.map((c) => `"${c.name}" from servers "${c.servers[0]}" and "${c.servers[1]}"`);
@@ -249,6 +254,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   }
   function rebuild(): void {
     shelf = buildShelf(config, pool.toolsByServer(), hostRanker, shelf.catalogue, memo, semantic, judged(config));
+    verdicts?.save();
     views.clear();
     logShelfWarnings(shelf, logger, warned);
     for (const c of shelf.catalogue.collisions) {

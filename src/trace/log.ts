@@ -7,6 +7,9 @@ import { cleanText } from '../trust/clean.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** The levels `--log-level` takes, lowest first. */
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** A leveled logger writing `toolshelf: <message>` lines to a writable (stderr by default). */

@@ -12,6 +12,7 @@ import type { TraceSink } from '../trace/events.js';
 import type { Logger } from '../trace/log.js';
 import { printableLine } from '../lib/printable.js';
 import { judgeListing, type HeldVersion, type Judgement, type Listing, type ListingSource, type ServerPins } from './judge.js';
+import type { ScanContext } from './scan.js';
 
 /** Where pins are read and written: the state folder's {@link import('./store.js').PinStore}, or memory. */
 export interface PinSource {
@@ -90,8 +91,9 @@ export class TrustKeeper {
     const heldLines: string[] = [];
     for (const [server, listing] of listings) {
       if (!Object.hasOwn(config.mcpServers, server)) continue;
-      const otherPrefixes = [...prefixes].filter(([key]) => key !== server).map(([, prefix]) => prefix);
-      const verdict = this.judgeOne(server, { server, ...listing }, config, otherPrefixes);
+      const others = [...prefixes].filter(([key]) => key !== server);
+      const otherTools = new Map(others.map(([key, prefix]) => [prefix, listings.get(key)?.tools.map((tool) => tool.name) ?? []]));
+      const verdict = this.judgeOne(server, { server, ...listing }, config, { otherPrefixes: others.map(([, prefix]) => prefix), separator: config.naming.separator, otherTools });
       if (verdict.held.size > 0) held.set(server, verdict.held);
       if (verdict.instructionsHeld) instructionsHeld.add(server);
       for (const warning of verdict.warnings) {
@@ -121,8 +123,7 @@ export class TrustKeeper {
    * Judges one listing and writes the pins it changed; when another process (an approval) wrote them
    * since they were read, judges once more over what it wrote.
    */
-  private judgeOne(server: string, listing: Listing, config: Config, otherPrefixes: readonly string[]): Judgement {
-    const context = { otherPrefixes, separator: config.naming.separator };
+  private judgeOne(server: string, listing: Listing, config: Config, context: ScanContext): Judgement {
     for (let attempt = 0; ; attempt += 1) {
       let pins = this.pins.load(server);
       let policy = trustFor(config, server);

@@ -1,7 +1,6 @@
 /**
- * The scanner: instruction-like text in what an upstream says about its tools (descriptions, titles,
- * parameter descriptions at any depth, enum and const values, parameter names) and in its
- * `instructions`. Each finding names its kind, where it sits (a JSON path into the tool) and an
+ * The scanner: instruction-like text in what an upstream says about its tools (every string and key of
+ * a declaration, at any depth) and in its `instructions`. Each finding names its kind, where it sits (a JSON path into the tool) and an
  * excerpt. Pure. The patterns follow the published tool-poisoning attacks (Invariant Labs' "tool
  * poisoning" notes, MCPTox) and were checked against every tool of the shared catalogues for false
  * positives (test/trust/scan.test.ts). Source: docs/security.md, "The scanner".
@@ -27,12 +26,14 @@ export type FindingKind =
   /** Another server's qualified tool name (cross-server shadowing). */
   | 'other_server_tool'
   /** Unicode tag characters, bidi controls, zero-width characters or control characters. */
-  | 'hidden_characters';
+  | 'hidden_characters'
+  /** A declaration too large to read whole ({@link MAX_SCANNED_VALUES}): held unread rather than served unread. */
+  | 'unscannable';
 
 /** One instruction-like passage. */
 export interface Finding {
   readonly kind: FindingKind;
-  /** JSON path into the tool (`$.inputSchema.properties.note.description`) or `$.instructions`. */
+  /** JSON path into the tool (`$.inputSchema.properties.note.description`) or `$.instructions`; a longer one than {@link MAX_WHERE_CHARS} is elided in the middle. */
   readonly where: string;
   /** Up to {@link EXCERPT_CHARS} characters around the match, hidden characters written as `\u{…}`. */
   readonly excerpt: string;
@@ -43,6 +44,12 @@ export interface ScanContext {
   /** Prefixes of every other configured server (not the one scanned). */
   readonly otherPrefixes: readonly string[];
   readonly separator: string;
+  /**
+   * The upstream tool names of each other server, by its prefix: a name written with another
+   * separator (`mail.send_email`, `mail/send_email`, `mail:send_email`) is found when it names one of
+   * them (a bare `prefix.` would match every `github.com`).
+   */
+  readonly otherTools?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Longest excerpt in a finding, in characters. */
@@ -54,9 +61,17 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
   {
     kind: 'override',
     pattern:
-      /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*(?:previous|prior|above|earlier|preceding|former|other|original|system)?\s*(?:instructions|prompts?|directions|directives|guidelines|rules)\b/i,
+      /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|other|original|system)?\s*(?:instructions|prompts?|directions|directives|guidelines|guidance|rules)\b/i,
+  },
+  {
+    kind: 'override',
+    // The same order in other words: "pay no attention to earlier guidance", "stop following the previous rules".
+    pattern:
+      /\b(?:pay\s+no\s+(?:attention|heed|mind)\s+to|(?:do\s+not|don['’]t|no\s+longer|stop)\s+(?:follow(?:ing)?|obey(?:ing)?|heed(?:ing)?)|set\s+aside|throw\s+out|discard|drop|skip|neglect)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|system)\s+(?:instructions|prompts?|directions|directives|guidelines|guidance|rules|orders)\b/i,
   },
   { kind: 'override', pattern: /\b(?:the\s+)?user\s+(?:has\s+)?(?:already\s+)?(?:approved|authori[sz]ed|pre-?approved|consented\s+to)\s+(?:every|all|each|any)\b/i },
+  // The user's consent in the first person, as if the user wrote it: "I approve every call".
+  { kind: 'override', pattern: /\bI\s+(?:have\s+)?(?:already\s+)?(?:approve|authori[sz]e|pre-?approve|consent\s+to)d?\s+(?:every|all|each|any)\b/i },
   {
     kind: 'concealment',
     pattern:
@@ -70,6 +85,11 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
   },
   { kind: 'role_line', pattern: /(?:^|\n)[ \t>#*-]*(?:system|assistant|user)[ \t]*:[ \t]*\S/i },
   { kind: 'role_line', pattern: /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]/i },
+  // Words posing as another speaker's: "Message from the user: …", "Note from toolshelf: …".
+  {
+    kind: 'role_line',
+    pattern: /\b(?:message|note|notice|words?|instructions?|request|reply|response|update)\s+from\s+(?:the\s+)?(?:user|system|admin(?:istrator)?|developer|operator|assistant|toolshelf|gateway)\b[^:\n]{0,40}:/i,
+  },
   { kind: 'html_comment', pattern: /<!--/ },
   { kind: 'json_rpc', pattern: /["']?jsonrpc["']?\s*[:=]/i },
   {
@@ -83,8 +103,9 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
  * The findings in one string found at `where`: at most one per kind, the first match of each. A
  * `role_line` in a parameter name or enum value needs no line start. Pure.
  */
-export function scanText(text: string, where: string, context: ScanContext): Finding[] {
+export function scanText(text: string, path: string, context: ScanContext): Finding[] {
   const findings: Finding[] = [];
+  const where = shortWhere(path);
   const kinds = new Set<FindingKind>();
   // Words are read as a model reads them: fullwidth and other compatibility forms folded (NFKC) and
   // invisible characters that split a word dropped; hidden characters themselves are found in the text as given.
@@ -100,6 +121,16 @@ export function scanText(text: string, where: string, context: ScanContext): Fin
   const other = otherServerTool(read, context);
   if (other) findings.push({ kind: 'other_server_tool', where, excerpt: excerpt(read, other.index, other.length) });
   return findings;
+}
+
+/** Longest `where` in a finding, in characters: a path into a deeply nested schema keeps its start and end. */
+export const MAX_WHERE_CHARS = 200;
+
+/** `path` when short enough, else its first and last characters around `…` ({@link MAX_WHERE_CHARS} in all). */
+function shortWhere(path: string): string {
+  if (path.length <= MAX_WHERE_CHARS) return path;
+  const head = Math.floor((MAX_WHERE_CHARS - 1) / 2);
+  return `${path.slice(0, head)}…${path.slice(path.length - (MAX_WHERE_CHARS - 1 - head))}`;
 }
 
 /** Characters that split a word without showing: the soft hyphen, zero-width ones, the grapheme joiner, Hangul fillers. */
@@ -120,19 +151,78 @@ const LOOKALIKES: Readonly<Record<string, string>> = {
   Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
   // Armenian
   օ: 'o', ս: 'u', հ: 'h', ց: 'g', ք: 'f',
+  // Latin small capitals (IPA and phonetic extensions), which NFKC leaves as they are: `ɪɢɴᴏʀᴇ`
+  ᴀ: 'a', ʙ: 'b', ᴄ: 'c', ᴅ: 'd', ᴇ: 'e', ꜰ: 'f', ɢ: 'g', ʜ: 'h', ɪ: 'i', ᴊ: 'j', ᴋ: 'k', ʟ: 'l', ᴍ: 'm', ɴ: 'n', ᴏ: 'o', ᴘ: 'p', ʀ: 'r', ꜱ: 's', ᴛ: 't', ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ʏ: 'y', ᴢ: 'z',
+  // Cherokee letters drawn like Latin capitals: `ᏆgnᎾre`
+  Ꭰ: 'D', Ꭱ: 'R', Ꭲ: 'T', Ꭵ: 'i', Ꭹ: 'y', Ꭺ: 'A', Ꭻ: 'J', Ꭼ: 'E', Ꮃ: 'W', Ꮆ: 'G', Ꮇ: 'M', Ꮋ: 'H', Ꮍ: 'Y', Ꮎ: 'O', Ꮐ: 'G', Ꮒ: 'h', Ꮓ: 'Z', Ꮖ: 'I', Ꮟ: 'b', Ꮢ: 'R', Ꮤ: 'W', Ꮥ: 'S', Ꮩ: 'V', Ꮪ: 'S', Ꮮ: 'L', Ꮯ: 'C', Ꮲ: 'P', Ꮶ: 'K', Ᏼ: 'B',
 };
 const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
 
-/** `text` as the patterns read it: NFKC (fullwidth `Ｉgnore` is `Ignore`), word splitters removed, lookalike letters read as the Latin ones. */
+/** Combining marks, read as nothing: `Igno\u0301re` is `Ignore` to a model. */
+const COMBINING_MARKS = /\p{M}/gu;
+
+/**
+ * `text` as the patterns read it: compatibility forms folded and letters taken apart (NFKD: fullwidth
+ * `Ｉgnore` is `Ignore`, `ó` is `o` and an accent), combining marks dropped, word splitters removed,
+ * lookalike letters read as the Latin ones.
+ */
 function readable(text: string): string {
   return text
-    .normalize('NFKC')
+    .normalize('NFKD')
+    .replace(COMBINING_MARKS, '')
     .replace(WORD_SPLITTERS, '')
-    .replace(LOOKALIKE, (char) => LOOKALIKES[char]!);
+    .replace(LOOKALIKE, (char) => LOOKALIKES[char]!)
+    .replace(SPACED_LETTERS, (run) => run.replace(/ /g, ''))
+    .replace(SPLIT_WORD_HYPHEN, '');
 }
 
-/** Where `text` names a tool of another server (`mail__send_email`), if it does. */
+/** A word spelt in single letters with a space between each, five or more: `I g n o r e` reads as `Ignore`. */
+const SPACED_LETTERS = /(?<![\p{L}\p{N}])\p{L}(?: \p{L}){4,}(?![\p{L}\p{N}])/gu;
+/** A hyphen inside a lower-case word, as in `pre-vious` or `instruc-tions`: read as if it were not there. */
+const SPLIT_WORD_HYPHEN = /(?<=\p{Ll})-(?=\p{Ll})/gu;
+
+/** Separators a model reads as joining a server and its tool, besides the configured one. */
+const OTHER_SEPARATORS = /[./:]/;
+
+/** Each other server's tool names, lower case, by lower-case prefix; memoised per context. */
+const toolSets = new WeakMap<ScanContext, ReadonlyMap<string, ReadonlySet<string>>>();
+
+function toolSetsOf(context: ScanContext): ReadonlyMap<string, ReadonlySet<string>> {
+  let sets = toolSets.get(context);
+  if (!sets) {
+    sets = new Map([...(context.otherTools ?? [])].map(([prefix, names]) => [prefix.toLowerCase(), new Set(names.map((name) => name.toLowerCase()))]));
+    toolSets.set(context, sets);
+  }
+  return sets;
+}
+
+/** Where `text` names a tool of another server (`mail__send_email`, or `mail.send_email` for a tool `mail` has), if it does. */
 function otherServerTool(text: string, context: ScanContext): { index: number; length: number } | undefined {
+  return otherServerToolBySeparator(text, context) ?? otherServerToolByName(text, context);
+}
+
+/** `prefix` + `.` `/` `:` + one of that server's tool names, as a whole word. */
+function otherServerToolByName(text: string, context: ScanContext): { index: number; length: number } | undefined {
+  const sets = toolSetsOf(context);
+  if (sets.size === 0) return undefined;
+  const lower = text.toLowerCase();
+  for (const [prefix, names] of sets) {
+    let at = lower.indexOf(prefix);
+    while (at >= 0) {
+      const before = at === 0 ? '' : lower[at - 1]!;
+      const separator = lower[at + prefix.length] ?? '';
+      if (!/[a-z0-9_]/.test(before) && OTHER_SEPARATORS.test(separator)) {
+        const name = /^[a-z0-9_-]+/.exec(lower.slice(at + prefix.length + 1, at + prefix.length + 1 + 128))?.[0];
+        if (name !== undefined && names.has(name)) return { index: at, length: prefix.length + 1 + name.length };
+      }
+      at = lower.indexOf(prefix, at + 1);
+    }
+  }
+  return undefined;
+}
+
+/** `prefix` + the configured separator + a tool name. */
+function otherServerToolBySeparator(text: string, context: ScanContext): { index: number; length: number } | undefined {
   if (context.otherPrefixes.length === 0 || context.separator === '') return undefined;
   const lower = text.toLowerCase();
   for (const prefix of context.otherPrefixes) {
@@ -149,21 +239,46 @@ function otherServerTool(text: string, context: ScanContext): { index: number; l
   return undefined;
 }
 
-/** Every finding in `tool`'s name, title, description and inputSchema (descriptions, titles, enum and const values, property names, at any depth). Pure. */
+/**
+ * Most JSON values (strings, numbers, arrays, objects, and object keys each count one) read in one tool:
+ * a declaration larger than this is not scanned further and is itself a finding (`unscannable`), so
+ * the cost of a listing is bounded and no part of a tool goes unread and served. The largest tool of the
+ * shared catalogues has a few thousand (test/trust/scan.test.ts).
+ */
+export const MAX_SCANNED_VALUES = 50_000;
+
+/**
+ * Every finding in `tool`: every string anywhere in the declaration as the upstream sent it, values and
+ * object keys alike, at any depth (name, title, description, annotations, icons, both schemas with every
+ * keyword, `_meta`, unknown fields), since unknown fields and schema keywords go on the wire too
+ * (`schema/wire.ts`). Object keys are read without the other servers' names (a parameter named like a
+ * tool is no reference to it). Walked iteratively in document order, without a depth limit; a tool of
+ * more than {@link MAX_SCANNED_VALUES} values gets one `unscannable` finding at `$`. Pure.
+ */
 export function scanTool(tool: UpstreamTool, context: ScanContext): Finding[] {
   const findings: Finding[] = [];
-  const add = (text: unknown, where: string): void => {
-    if (typeof text === 'string' && text !== '') findings.push(...scanText(text, where, context));
-  };
-  add(tool.name, '$.name');
-  add(tool.title, '$.title');
-  add(tool.description, '$.description');
-  const annotations = tool.annotations;
-  if (isObject(annotations)) add(annotations.title, '$.annotations.title');
-  walkSchema(tool.inputSchema, '$.inputSchema', add, 0, findings);
-  // The result's schema and the tool's _meta reach the client in tools/list as well.
-  walkSchema(tool.outputSchema, '$.outputSchema', add, 0, findings);
-  everyString(tool._meta, '$._meta', add, 0);
+  // Each entry: a value, its path, and the key it sits under (read just before the value, so findings stay in document order).
+  const stack: { readonly value: unknown; readonly path: string; readonly key?: string }[] = [{ value: tool, path: '$' }];
+  let counted = 0;
+  while (stack.length > 0) {
+    const { value, path, key } = stack.pop()!;
+    counted += key === undefined ? 1 : 2;
+    if (counted > MAX_SCANNED_VALUES) {
+      findings.push({ kind: 'unscannable', where: '$', excerpt: `more than ${MAX_SCANNED_VALUES} values: too large to scan` });
+      break;
+    }
+    // A key is read by the model as it is (a parameter name, a vendor keyword): instructions or hidden characters there count as anywhere else.
+    if (key !== undefined && key !== '') findings.push(...scanText(key, path, NO_CONTEXT));
+    if (typeof value === 'string') {
+      if (value !== '') findings.push(...scanText(value, path, context));
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const children = Array.isArray(value)
+      ? value.map((item, i) => ({ value: item as unknown, path: `${path}[${i}]` }))
+      : Object.entries(value).map(([name, item]) => ({ value: item, path: `${path}${member(name)}`, key: name }));
+    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]!);
+  }
   return findings;
 }
 
@@ -172,44 +287,7 @@ export function scanInstructions(text: string, context: ScanContext): Finding[] 
   return scanText(text, '$.instructions', context);
 }
 
-/** Deepest schema level walked: deeper text is not read (a hostile schema may nest thousands of levels). */
-const MAX_DEPTH = 64;
-
-function walkSchema(node: unknown, path: string, add: (text: unknown, where: string) => void, depth: number, findings: Finding[]): void {
-  if (depth > MAX_DEPTH) return;
-  if (Array.isArray(node)) {
-    node.forEach((item, i) => walkSchema(item, `${path}[${i}]`, add, depth + 1, findings));
-    return;
-  }
-  if (!isObject(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    const at = `${path}${member(key)}`;
-    if (key === 'description' || key === 'title') add(value, at);
-    else if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') everyString(value, at, add, depth);
-    else if ((key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') && isObject(value)) {
-      for (const [name, schema] of Object.entries(value)) {
-        const named = `${at}${member(name)}`;
-        // A parameter name is read by the model as it is: instructions or hidden characters there count as anywhere else.
-        findings.push(...scanText(name, named, NO_CONTEXT));
-        walkSchema(schema, named, add, depth + 1, findings);
-      }
-    } else walkSchema(value, at, add, depth + 1, findings);
-  }
-}
-
-/** Adds every string in `value` (values, not keys), to {@link MAX_DEPTH}. */
-function everyString(value: unknown, path: string, add: (text: unknown, where: string) => void, depth: number): void {
-  if (depth > MAX_DEPTH) return;
-  if (typeof value === 'string') return add(value, path);
-  if (Array.isArray(value)) return value.forEach((item, i) => everyString(item, `${path}[${i}]`, add, depth + 1));
-  if (isObject(value)) for (const [key, item] of Object.entries(value)) everyString(item, `${path}${member(key)}`, add, depth + 1);
-}
-
 const NO_CONTEXT: ScanContext = { otherPrefixes: [], separator: '' };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `.key` for identifier-like keys, `["key"]` for the rest. */
 function member(key: string): string {

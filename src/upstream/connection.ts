@@ -583,11 +583,33 @@ export class UpstreamConnection {
   /** The credentials a stdio upstream could echo on stderr, for the entry they were taken from. */
   private secrets: { readonly of: ServerConfig; readonly values: readonly string[] } | undefined;
 
-  private onStderr(raw: string): void {
+  /** The credential values this upstream could echo: its `env`, the environment it inherits and its `args` (none for a remote one), longest first. */
+  private secretList(): readonly string[] {
     const server = this.server;
     if (this.secrets?.of !== server) this.secrets = { of: server, values: isRemote(server) ? [] : secretValues(server.env, process.env, argumentValues(server.args)) };
+    return this.secrets.values;
+  }
+
+  /**
+   * Text the upstream chose (an error's message, a failure reason quoting its stderr) as a client may
+   * see it: cleaned ({@link cleanText}), then with the credentials it could echo masked as its stderr is
+   * in the log, so a token split by an invisible character is masked too (docs/security.md).
+   */
+  private shown(text: string): string {
+    return withoutSecrets(cleanText(text).text, this.secretList());
+  }
+
+  /** `outcome` with its upstream text {@link shown}; an `ok` one unchanged (results pass verbatim). */
+  private masked(outcome: CallOutcome): CallOutcome {
+    if (outcome.kind === 'upstream_error') return { ...outcome, message: this.shown(outcome.message) };
+    if (outcome.kind === 'unavailable') return { ...outcome, reason: this.shown(outcome.reason) };
+    return outcome;
+  }
+
+  private onStderr(raw: string): void {
+    const secrets = this.secretList();
     // Masked before it is cut, and past the cut by the longest secret, so no part of one is left.
-    const line = withoutSecrets(raw.slice(0, MAX_STDERR_LOG_CHARS + (this.secrets.values[0]?.length ?? 0)), this.secrets.values).slice(0, MAX_STDERR_LOG_CHARS);
+    const line = withoutSecrets(raw.slice(0, MAX_STDERR_LOG_CHARS + (secrets[0]?.length ?? 0)), secrets).slice(0, MAX_STDERR_LOG_CHARS);
     this.stderrTail.push(line);
     this.options.logger.debug(`[${this.key}] ${line}`);
   }
@@ -658,7 +680,7 @@ export class UpstreamConnection {
     const ready = this.state.kind === 'ready' && this.renewing === undefined ? this.client : undefined;
     const direct = ready && directTransport(ready);
     // Not through an async function: the direct path is the one every stdio call takes (docs/benchmarks.md, proxy overhead).
-    return ready && direct ? this.callDirect(ready, direct, name, args, options) : this.callGeneral(name, args, options);
+    return ready && direct ? this.callDirect(ready, direct, name, args, options) : this.callGeneral(name, args, options).then((outcome) => this.masked(outcome));
   }
 
   /** {@link callTool} on any connection: waits for a start, renews an expired remote session, steps up sign-in scope. */
@@ -689,7 +711,8 @@ export class UpstreamConnection {
   private async callDirect(client: Client, transport: ChildStdioTransport, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     this.idle.begin();
     try {
-      return await this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext(options)), abandoned);
+      const outcome = await this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext(options)), abandoned);
+      return outcome.kind === 'ok' ? outcome : this.masked(outcome);
     } finally {
       this.idle.end();
     }
@@ -736,10 +759,10 @@ export class UpstreamConnection {
         (result) => result !== undefined && result !== SESSION_EXPIRED && !result.ok && (options.signal?.aborted === true || result.error.code === LEGACY_REQUEST_TIMEOUT),
       ),
     );
-    if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.lastError || this.status}` } };
+    if (outcome === undefined) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${this.shown(this.lastError || this.status)}` } };
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     if (subscription && outcome.ok) this.resources.accepted(subscription.method, subscription.uri);
-    return outcome;
+    return outcome.ok ? outcome : { ok: false, error: { ...outcome.error, message: this.shown(outcome.error.message) } };
   }
 
   /** Runs `op` on the ready client (after a renewal in progress); on an expired session, renews it and runs `op` once more. Undefined when unavailable. */

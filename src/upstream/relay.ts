@@ -10,7 +10,7 @@
  * Source: MCP spec, Client features (Roots, Sampling, Elicitation); docs/tools.md, "Sampling, elicitation and roots".
  */
 import { Client, ProtocolError, ProtocolErrorCode, type ClientOptions } from '@modelcontextprotocol/client';
-import { noRoots, RELAYED, type RelayedMethod } from '../lib/relayedRequests.js';
+import { attributedElicitation, noRoots, RELAYED, type RelayedMethod } from '../lib/relayedRequests.js';
 import type { Owner } from './callRouting.js';
 import type { RequestOrigin } from './types.js';
 
@@ -56,7 +56,10 @@ export function newUpstreamClient(
       if (!found.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `toolshelf cannot tell which client this ${request.method} is for: ${found.reason}. Send it during the tool call it belongs to.`);
       // On the modern era the handler answers one of an input_required result's requests, and its id is the upstream's key for it.
       const inputKey = client.getProtocolEra() === 'modern' && typeof ctx.mcpReq.id === 'string' ? ctx.mcpReq.id : undefined;
-      return relay(key, request.method, request.params as Record<string, unknown> | undefined, ctx.mcpReq.signal, found.origin, inputKey) as never;
+      const params = request.params as Record<string, unknown> | undefined;
+      // An elicitation is shown to the user as it is: attributed to its server and cleaned, so it cannot pose as toolshelf's own prompt (docs/security.md).
+      const shown = method === 'elicitation/create' ? attributedElicitation(key, params) : params;
+      return relay(key, request.method, shown, ctx.mcpReq.signal, found.origin, inputKey) as never;
     });
   }
   return client;

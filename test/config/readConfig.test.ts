@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, readConfigText } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
+import { readConfigText } from '../../src/config/read.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolshelf-readconfig-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

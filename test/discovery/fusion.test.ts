@@ -44,6 +44,17 @@ describe('fusion of BM25 and cosine (pure)', () => {
     expect(fused.map((h) => h.name)).toEqual(['exact', 'c', 'b']);
     expect(fuseRanking({ bm25, exact: 1, cosine: new Map(), alpha: 0.3 }, 0)).toEqual([]);
   });
+
+  it("BM25's strong matches lead after the exact ones, in BM25's order; the encoder reorders the rest", () => {
+    const bm25 = [{ name: 'exact', score: 11 }, { name: 'a', score: 10 }, { name: 'b', score: 9 }, { name: 'd', score: 2 }];
+    const cos = cosine([['exact', -1], ['a', -1], ['b', -1], ['c', 1], ['d', 0.5]]);
+    // Without the strong run, c (found by the encoder alone) would come right after the exact name.
+    expect(fuseRanking({ bm25, exact: 1, cosine: cos, alpha: 1 }, 5).map((h) => h.name)).toEqual(['exact', 'c', 'd', 'a', 'b']);
+    // The rest is normalised by its own best BM25 score: d 2/2 + 0.92 against c's 1.49.
+    const fused = fuseRanking({ bm25, exact: 1, cosine: cos, alpha: 1, strong: ['exact', 'b', 'a'] }, 5);
+    expect(fused.map((h) => h.name)).toEqual(['exact', 'a', 'b', 'd', 'c']);
+    expect(fused[1]).toEqual({ name: 'a', score: 10 });
+  });
 });
 
 describe('rankTools with a semantic scorer', () => {
@@ -157,9 +168,10 @@ describe('the per-server cap holds for the fused ranking', () => {
   };
   const base: RankContext = { index, mode: 'bm25', catalogue: rankerCatalogueOf(entries), timeoutMs: 50, semantic: favourFlood, alpha: 5 };
 
-  it('without the guard the encoder floods the top 5; with it one server holds at most 2 of them', async () => {
+  it("without the guard the encoder fills the top 5 behind BM25's strong match; with it one server holds at most 2 of them", async () => {
     const open = await rankTools(base, 'save facts to the knowledge graph', 5);
-    expect(open.matched.filter((name) => name.startsWith('flood__'))).toHaveLength(5);
+    expect(open.matched[0]).toBe('memory__save_facts');
+    expect(open.matched.filter((name) => name.startsWith('flood__'))).toHaveLength(4);
     const capped = await rankTools({ ...base, guard: buildFloodGuard(entries) }, 'save facts to the knowledge graph', 5);
     expect(capped).toMatchObject({ ranker: 'hybrid', semantic: { used: true } });
     expect(capped.matched, capped.matched.join(' ')).toHaveLength(5);

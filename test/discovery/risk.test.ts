@@ -27,10 +27,12 @@ describe('reading annotations with MCP defaults', () => {
     expect(riskTag({ readOnlyHint: false, destructiveHint: false })).toBe('');
   });
 
-  it('search answers put the set hints in a few words', () => {
-    expect(hintWords({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })).toBe('read-only, idempotent, closed-world');
+  it('search answers put the set hints in a few words: what a call changes and a declared open world', () => {
+    expect(hintWords({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })).toBe('read-only');
     expect(hintWords({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true })).toBe('additive, open-world');
+    expect(hintWords({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })).toBe('destructive');
     expect(hintWords({ destructiveHint: true })).toBe('destructive');
+    expect(hintWords({ idempotentHint: true, openWorldHint: false })).toBe('');
     expect(hintWords({})).toBe('');
   });
 });

@@ -100,7 +100,7 @@ describe('upstreams with hostile tool lists', () => {
     const before = await lists();
     const [storm] = await Promise.all([gw.client.callTool({ name: 'storm__storm', arguments: { count: 500 } }), counterAnswers(gw)]);
     expect(textOf(storm)).toBe('announced 500 times');
-    expect(await waitFor(() => told > 0, 3000)).toBe(true);
+    expect(await waitFor(() => told > 0, 30_000)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     expect(told).toBe(1);
     expect((await lists()) - before).toBe(1);

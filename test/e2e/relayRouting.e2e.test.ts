@@ -81,6 +81,8 @@ describe('upstream requests are routed by the call that caused them', () => {
 
   for (const kind of ['sampling', 'elicitation'] as const) {
     const answered = kind === 'sampling' ? 'answered: A read secret of A' : 'answered: accept {"ok":true}';
+    // An elicitation reaches the user attributed to the server that asks (docs/security.md).
+    const shown = (server: string): string => (kind === 'sampling' ? 'secret of A' : `Server "${server}" asks: secret of A`);
 
     it(`${kind} with the related request id reaches only A while B's later call waits on the same upstream`, async () => {
       // A's call reaches the upstream first; the upstream asks only once B's call has arrived too.
@@ -91,7 +93,7 @@ describe('upstream requests are routed by the call that caused them', () => {
       await whileBWaits('remote', async () => {
         expect(textOf(await asking)).toBe(answered);
       });
-      expect(a.seen).toEqual(['secret of A']);
+      expect(a.seen).toEqual([shown('remote')]);
       expect(b.seen).toEqual([]);
     });
 
@@ -109,7 +111,7 @@ describe('upstream requests are routed by the call that caused them', () => {
     it(`${kind} without a related request id goes to A when A's call is the only one waiting (stdio and HTTP)`, async () => {
       expect(await ask('local', kind, false, 'secret of A')).toBe(answered);
       expect(await ask('remote', kind, false, 'secret of A')).toBe(answered);
-      expect(a.seen).toEqual(['secret of A', 'secret of A']);
+      expect(a.seen).toEqual([shown('local'), shown('remote')]);
       expect(b.seen).toEqual([]);
     });
   }

@@ -69,9 +69,9 @@ describe('risky calls through the gateway, both eras', () => {
       expect(manifest).toMatch(/risky__plain: /);
     }
     const found = (await mute.callTool({ name: 'tool_search', arguments: { query: 'risky__wipe' } })).structuredContent as { tools: { name: string; hints?: string }[] };
-    expect(found.tools[0]).toMatchObject({ name: 'risky__wipe', hints: 'destructive, closed-world' });
+    expect(found.tools[0]).toMatchObject({ name: 'risky__wipe', hints: 'destructive' });
     const reads = (await mute.callTool({ name: 'tool_search', arguments: { query: 'read the records of a target' } })).structuredContent as { tools: { name: string; hints?: string }[] };
-    expect(reads.tools.find((t) => t.name === 'risky__peek')?.hints).toBe('read-only, closed-world');
+    expect(reads.tools.find((t) => t.name === 'risky__peek')?.hints).toBe('read-only');
     expect(reads.tools.find((t) => t.name === 'risky__plain')).not.toHaveProperty('hints');
   });
 

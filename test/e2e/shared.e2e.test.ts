@@ -28,14 +28,29 @@ function setup(exposure: 'direct' | 'deferred' = 'direct') {
   return { path, upstreams };
 }
 
+/** The logs of this test's shared instances, for a failure's message: what each instance said as it ended. */
+function instanceLogs(): string {
+  const dir = join(process.env.TOOLSHELF_STATE_DIR!, 'shared');
+  if (!existsSync(dir)) return '(no shared folder)';
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .map((f) => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-40).join('\n')}`)
+    .join('\n');
+}
+
 const open: Connected[] = [];
 const started: number[] = [];
 async function client(path: string, name = 'e2e-client'): Promise<Connected> {
-  const connected = await startStdio(path, ['--share'], name);
+  const connected = await startStdio(path, ['--share'], name).catch((error: Error) => {
+    throw new Error(`${name} could not connect: ${error.message}\n${instanceLogs()}`);
+  });
   open.push(connected);
   return connected;
 }
-afterEach(async () => {
+afterEach(async (context) => {
+  if (context.task.result?.state === 'fail') {
+    console.error(`relayed clients' stderr:\n${open.map((c) => c.stderr.join('\n')).join('\n---\n')}\ninstance logs:\n${instanceLogs()}`);
+  }
   await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
   // An instance still in its idle time is ended cleanly (it ends its upstreams); what a killed one left is killed.
   const running = sharedInstances().filter(alive);

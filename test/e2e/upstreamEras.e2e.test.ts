@@ -210,7 +210,7 @@ describe('upstreams of both eras', () => {
     expect(sampled).toContain('forty-two');
     const elicited = textOf(await client.callTool({ name: 'modern__ask', arguments: { kind: 'elicitation', prompt: 'Proceed?' } }));
     expect(elicited).toContain('"reply":"yes"');
-    expect(asked).toEqual(['sampling: {"type":"text","text":"The answer?"}', 'elicitation: Proceed?']);
+    expect(asked).toEqual(['sampling: {"type":"text","text":"The answer?"}', 'elicitation: Server "modern" asks: Proceed?']);
   });
 
   it('hears a modern upstream\'s tools/list_changed on its subscriptions/listen stream and passes the new tool on', async () => {

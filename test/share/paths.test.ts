@@ -4,7 +4,7 @@
  * precedence (flag > TOOLSHELF_SHARE > config).
  */
 import { describe, expect, it } from 'vitest';
-import { shareChosen } from '../../src/commands/serve.js';
+import { shareChosen } from '../../src/commands/serveFlags.js';
 import { instancePaths, instancePathsOf, referencedVariables, socketPathProblem } from '../../src/share/paths.js';
 
 const text = '{"mcpServers":{"a":{"command":"${CMD:-node}","env":{"T":"${TOKEN}"}}}}';

@@ -20,8 +20,13 @@ import { readVectors, vectorKey, writeVectors } from './vectorCache.js';
  */
 export const QUERY_TIMEOUT_MS = 1_000;
 
-/** Tools embedded per background request: small, so a query never waits long behind a batch. */
-export const BATCH_SIZE = 8;
+/**
+ * Tools embedded per background request: small, so a query never waits long behind a batch, and so
+ * the WASM heap (which never shrinks) grows only to one small batch's working memory: after 256 tools
+ * it held 63 MiB at 1 or 4 tools a batch, 76 at 8 and 131 at 32, while the time per tool did not improve
+ * with larger batches (docs/search.md "Cost").
+ */
+export const BATCH_SIZE = 4;
 
 /** Longest one background batch may take, in ms (the first includes loading the model). */
 const BATCH_TIMEOUT_MS = 60_000;
