@@ -73,7 +73,8 @@ describe('serveHttp sessions', () => {
   });
 
   it('a session idle longer than idleMs is closed: told once, and its id then gets 404', async () => {
-    const { url } = await start(200);
+    // idleMs wide enough for the ping to follow the initialize on a loaded machine.
+    const { url } = await start(2000);
     const session = await openRawHttp(url);
     expect((await session.request(ping(1))).result).toEqual({});
     // However long a loaded machine takes to sweep: closed once, never twice.
