@@ -151,7 +151,9 @@ export function dashboardState(input: StateInput): DashboardState {
   const pinsBy = new Map(Object.keys(config.mcpServers).map((server) => [server, input.pins(server)]));
   const servers = input.upstreams.map((upstream): ServerView => {
     const entries = catalogue.entries.filter((e) => e.server === upstream.key);
-    const counts = catalogue.counts.get(upstream.key) ?? { direct: 0, deferred: 0, hidden: 0 };
+    // Served tools only, as the totals and `inspect` count them: a held or dropped tool is in no list.
+    const direct = entries.filter((e) => e.exposure === 'direct').length;
+    const counts = { direct, deferred: entries.length - direct, hidden: catalogue.counts.get(upstream.key)?.hidden ?? 0 };
     return {
       key: upstream.key,
       status: upstream.status,

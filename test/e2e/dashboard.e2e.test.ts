@@ -331,6 +331,11 @@ describe.skipIf(!CHROMIUM)('review, reject and approve on the dashboard', () => 
 
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       await page.goto(`${new URL(gateway.url).origin}/`);
+      // The server's counts are of served tools, as its tool list: the held one is in neither.
+      const state = (await page.evaluate(() => fetch('/ui/api/state').then((r) => r.json()))) as { servers: { key: string; direct: number; deferred: number }[]; tools: { name: string; server: string }[] };
+      const notes = state.servers.find((s) => s.key === 'notes')!;
+      expect(notes.direct + notes.deferred).toBe(state.tools.filter((t) => t.server === 'notes').length);
+      expect(state.tools.map((t) => t.name)).not.toContain('notes__sync_notes');
       await page.getByRole('button', { name: /^Review/ }).click();
       const review = page.getByTestId('review');
       await review.waitFor();
