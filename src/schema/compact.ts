@@ -35,6 +35,25 @@ export function clipDescription(text: string, maxBytes: number): string {
   return text.slice(0, end).trimEnd() + ELLIPSIS;
 }
 
+/**
+ * Longest tool `title` and `annotations.title` on the wire, in UTF-8 bytes: a display name (MCP
+ * `Tool.title`, "a human-readable name"), never a second description. Every title in the shared
+ * catalogues is under 100 bytes; a 200 KB one went out whole on every tools/list.
+ */
+export const MAX_TITLE_BYTES = 200;
+
+/** `fields` (a tool's wire fields beside name, description and inputSchema) with its titles clipped to {@link MAX_TITLE_BYTES}; the same object when none is longer. Pure. */
+export function clipTitles(fields: JsonObject): JsonObject {
+  const long = (value: unknown): value is string => typeof value === 'string' && textBytes(value) > MAX_TITLE_BYTES;
+  const annotated = isObject(fields.annotations) ? fields.annotations : undefined;
+  if (!long(fields.title) && !long(annotated?.title)) return fields;
+  return {
+    ...fields,
+    ...(long(fields.title) ? { title: clipDescription(fields.title, MAX_TITLE_BYTES) } : {}),
+    ...(annotated && long(annotated.title) ? { annotations: { ...annotated, title: clipDescription(annotated.title, MAX_TITLE_BYTES) } } : {}),
+  };
+}
+
 /** UTF-16 index of the longest code-point prefix of `text` within `room` UTF-8 bytes. */
 function codePointCut(text: string, room: number): number {
   let used = 0;

@@ -6,7 +6,7 @@
 
 import type { ProjectedTool, UpstreamTool } from '../catalog/types.js';
 import type { CompactionBudget, PrepareOptions } from '../config/types.js';
-import { clipDescription, compactSchema } from './compact.js';
+import { clipDescription, clipTitles, compactSchema } from './compact.js';
 import { jsonBytes } from './measure.js';
 import { describeTool, prepareSchema } from './prepare.js';
 import type { CompactionResult } from './types.js';
@@ -57,7 +57,7 @@ export function projectTool(tool: UpstreamTool, options: ProjectionOptions): Pro
     canonicalBytes,
     projectedBytes: compacted.bytes,
     withinBudget: compaction === false || compacted.bytes <= compaction.maxSchemaBytes,
-    fields,
+    fields: compaction === false ? fields : clipTitles(fields),
     leftOut: removed,
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject, UpstreamTool } from '../../src/catalog/types.js';
 import { jsonBytes, textBytes } from '../../src/schema/measure.js';
 import { prepareSchema } from '../../src/schema/prepare.js';
+import { MAX_TITLE_BYTES } from '../../src/schema/compact.js';
 import { projectTool } from '../../src/schema/project.js';
 import { wireInputSchema } from '../../src/schema/wire.js';
 import { topLevelSurface } from '../../src/schema/surface.js';
@@ -19,6 +20,18 @@ describe('projectTool', () => {
     expect(projected.inputSchema).toBe(tool.inputSchema);
     expect(projected).toMatchObject({ description: 'Create.', rung: 0, withinBudget: true });
     expect(projected.projectedBytes).toBe(projected.canonicalBytes);
+  });
+
+  it('clips a 200 KB tool title and annotations title to MAX_TITLE_BYTES; short titles go out as they are', () => {
+    const huge = 'T'.repeat(200_000);
+    const tool = { name: 'hugetitle', title: huge, annotations: { title: huge, readOnlyHint: true }, inputSchema: { type: 'object' } };
+    const { fields } = projectTool(tool, options);
+    expect(textBytes(fields.title as string)).toBeLessThanOrEqual(MAX_TITLE_BYTES);
+    expect(fields.annotations).toEqual({ title: fields.title, readOnlyHint: true });
+    const short = { name: 'x', title: 'Read a file', annotations: { title: 'Read a file' }, inputSchema: { type: 'object' } };
+    expect(projectTool(short, options).fields).toEqual({ title: 'Read a file', annotations: { title: 'Read a file' } });
+    // Compaction off sends every field as it is.
+    expect(projectTool(tool, { ...options, compaction: false }).fields.title).toBe(huge);
   });
 
   it('applies requested preparation even within budget', () => {
