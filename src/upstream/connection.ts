@@ -599,10 +599,19 @@ export class UpstreamConnection {
     return withoutSecrets(cleanText(text).text, this.secretList());
   }
 
-  /** `outcome` with its upstream text {@link shown}; an `ok` one unchanged (results pass verbatim). */
+  /**
+   * `outcome` with its upstream text {@link shown}; for an `ok` one, the text of its content items
+   * (`text`, and an embedded resource's `text`), line breaks kept: the text a model reads is cleaned
+   * as every upstream string is (docs/security.md, "Clean text"). Binary content, `_meta` and
+   * `structuredContent` pass as they are. The same result object when nothing changed.
+   */
   private masked(outcome: CallOutcome): CallOutcome {
     if (outcome.kind === 'upstream_error') return { ...outcome, message: this.shown(outcome.message) };
     if (outcome.kind === 'unavailable') return { ...outcome, reason: this.shown(outcome.reason) };
+    if (outcome.kind === 'ok') {
+      const result = shownResult(outcome.result, (text) => this.shown(text));
+      return result === outcome.result ? outcome : { ...outcome, result };
+    }
     return outcome;
   }
 
@@ -712,7 +721,7 @@ export class UpstreamConnection {
     this.idle.begin();
     try {
       const outcome = await this.calls.track(options.origin, () => sendDirectToolCall(client, transport, name, args, options, this.callContext(options)), abandoned);
-      return outcome.kind === 'ok' ? outcome : this.masked(outcome);
+      return this.masked(outcome);
     } finally {
       this.idle.end();
     }
@@ -854,4 +863,33 @@ function isSubscription(method: string): method is 'resources/subscribe' | 'reso
 
 function remaining(deadline: number): number {
   return Math.max(1, deadline - Date.now());
+}
+
+/**
+ * `result` (a `tools/call` result) with `show` applied to the text of each content item: a text
+ * item's `text`, an embedded resource's `resource.text`. The same object when `show` changed none.
+ */
+function shownResult(result: Record<string, unknown>, show: (text: string) => string): Record<string, unknown> {
+  const content = result.content;
+  if (!Array.isArray(content)) return result;
+  let changed = false;
+  const shown = content.map((item: unknown) => {
+    if (typeof item !== 'object' || item === null) return item;
+    const block = item as Record<string, unknown>;
+    if (block.type === 'text' && typeof block.text === 'string') {
+      const text = show(block.text);
+      if (text === block.text) return item;
+      changed = true;
+      return { ...block, text };
+    }
+    const resource = block.resource as Record<string, unknown> | undefined;
+    if (block.type === 'resource' && typeof resource === 'object' && resource !== null && typeof resource.text === 'string') {
+      const text = show(resource.text);
+      if (text === resource.text) return item;
+      changed = true;
+      return { ...block, resource: { ...resource, text } };
+    }
+    return item;
+  });
+  return changed ? { ...result, content: shown } : result;
 }

@@ -76,6 +76,21 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
     expect(gateway.stderr.join('\n')).not.toContain(SECRET);
   });
 
+  it.each(['legacy', 'modern'] as const)('%s: a result’s text is cleaned and its credential masked, line breaks and binary content kept, by name and through call_tool', async (era) => {
+    const { client } = clients[era];
+    for (const result of [
+      await client.callTool({ name: 'untrusted__leaky', arguments: {} }),
+      await client.callTool({ name: 'call_tool', arguments: { name: 'untrusted__leaky', arguments: {} } }),
+    ]) {
+      const [text, resource, image] = result.content as [{ text: string }, { resource: { text: string } }, { data: string }];
+      for (const words of [text.text, resource.resource.text]) {
+        expect(words).toBe('line one red \nkey <redacted>'); // the escape sequences go whole
+        expect(words).not.toMatch(HIDDEN);
+      }
+      expect(image).toEqual({ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' });
+    }
+  });
+
   it.each(['legacy', 'modern'] as const)('%s: an elicitation is attributed to its server and cleaned, by name and through call_tool', async (era) => {
     const { client, asked } = clients[era];
     asked.length = 0;
