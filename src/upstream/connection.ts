@@ -573,11 +573,29 @@ export class UpstreamConnection {
    * one that could be either of two clients' is dropped (undefined), as their sampling is refused:
    * passed to every session, one client's call's line would reach the other (test/e2e/modernNotify.e2e.test.ts).
    */
-  private withOwner(notification: UpstreamNotification): UpstreamNotification | undefined {
-    if (notification.method !== 'notifications/message') return notification;
+  private withOwner(sent: UpstreamNotification): UpstreamNotification | undefined {
+    if (sent.method !== 'notifications/message') return sent;
+    const notification = this.shownLog(sent);
     const owner = this.calls.owner();
     if (owner.ok) return owner.origin.log ? { ...notification, origin: owner.origin } : notification;
     return owner.idle ? notification : undefined;
+  }
+
+  /** A log message with its `logger` and a text `data` {@link shown}: a client may show it to a model or print it (docs/security.md, "Results"). */
+  private shownLog(notification: UpstreamNotification): UpstreamNotification {
+    const params = notification.params;
+    if (!params) return notification;
+    const shownParams = { ...params };
+    if (typeof params.logger === 'string') shownParams.logger = this.shown(params.logger);
+    if (typeof params.data === 'string') shownParams.data = this.shown(params.data);
+    return { ...notification, params: shownParams };
+  }
+
+  /** `options` with its progress messages {@link shown}, as a result's text is. */
+  private shownProgress(options: CallOptions): CallOptions {
+    const onProgress = options.onProgress;
+    if (!onProgress) return options;
+    return { ...options, onProgress: (update) => onProgress(typeof update.message === 'string' ? { ...update, message: this.shown(update.message) } : update) };
   }
 
   /** The credentials a stdio upstream could echo on stderr, for the entry they were taken from. */
@@ -685,7 +703,8 @@ export class UpstreamConnection {
    * a timeout / unavailable / cancelled / upstream_error outcome; never rejects. A remote session
    * that expired (HTTP 404) is renewed and the call sent once more.
    */
-  callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
+  callTool(name: string, args: Record<string, unknown>, given: CallOptions = {}): Promise<CallOutcome> {
+    const options = this.shownProgress(given);
     const ready = this.state.kind === 'ready' && this.renewing === undefined ? this.client : undefined;
     const direct = ready && directTransport(ready);
     // Not through an async function: the direct path is the one every stdio call takes (docs/benchmarks.md, proxy overhead).

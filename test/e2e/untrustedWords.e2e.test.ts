@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixture, startHttp, textOf, writeConfig, type HttpGateway } from '../helpers/gateway.js';
+import { fixture, startHttp, textOf, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 
 const SECRET = 'sk-test-9f8e7d6c5b4a3210';
 /** Escape, tag and other characters cleaning removes; none may reach a client. */
@@ -89,6 +89,21 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
       }
       expect(image).toEqual({ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' });
     }
+  });
+
+  it('legacy: a progress message and a log message sent during a call are cleaned and masked as its result is', async () => {
+    const { client } = clients.legacy;
+    const progress: string[] = [];
+    const logs: unknown[] = [];
+    client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
+    await client.setLoggingLevel('debug');
+    await client.callTool({ name: 'untrusted__leaky', arguments: {} }, { onprogress: (update) => void progress.push(update.message ?? '') });
+    expect(await waitFor(() => progress.length > 0 && logs.length > 0, 10_000)).toBe(true);
+    expect(progress).toEqual(['line one red \nkey <redacted>']);
+    const seen = JSON.stringify(logs);
+    expect(seen).toContain('key <redacted>');
+    expect(seen).not.toContain(SECRET);
+    expect(seen).not.toMatch(/\\u001b|\\u00[01][0-9a-f]|[\u{e0000}-\u{e007f}]/u);
   });
 
   it.each(['legacy', 'modern'] as const)('%s: an elicitation is attributed to its server and cleaned, by name and through call_tool', async (era) => {
