@@ -91,6 +91,19 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
     }
   });
 
+  it.each(['legacy', 'modern'] as const)('%s: a resource’s text, a prompt’s message and completion values are cleaned and masked; a blob passes as it is', async (era) => {
+    const { client } = clients[era];
+    const read = await client.readResource({ uri: 'note://1' });
+    expect(read.contents).toEqual([
+      { uri: 'note://1', mimeType: 'text/plain', text: 'line one red \nkey <redacted>' },
+      { uri: 'note://1', mimeType: 'image/png', blob: 'iVBORw0KGgo=' },
+    ]);
+    const prompt = await client.getPrompt({ name: 'untrusted__leaky', arguments: { topic: 'x' } });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'line one red \nkey <redacted>' } }]);
+    const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'untrusted__leaky' }, argument: { name: 'topic', value: '' } });
+    expect(completed.completion.values).toEqual(['line one red \nkey <redacted>']);
+  });
+
   it('legacy: a progress message and a log message sent during a call are cleaned and masked as its result is', async () => {
     const { client } = clients.legacy;
     const progress: string[] = [];
