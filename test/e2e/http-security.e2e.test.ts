@@ -223,13 +223,16 @@ describe('bearer token', () => {
     const gateway = await spawnHttp(config, ['--http', '127.0.0.1:0'], { TOOLSHELF_TOKEN: token, MY_API_KEY: 'passed-on' });
     try {
       const { client } = await connect(gateway.url, { authorization: `Bearer ${token}` });
+      // Credential-named values the upstream was given reach it, and are masked in what it answers (docs/security.md, "Results").
       const safe = JSON.stringify((await client.callTool({ name: 'everything__get-env', arguments: {} })).content);
-      expect(safe).toContain('given-value');
+      expect(safe).toContain('GIVEN_KEY');
       expect(safe).toContain('PATH');
-      expect(safe).not.toContain('passed-on');
+      expect(safe).not.toContain('MY_API_KEY');
       const whole = JSON.stringify((await client.callTool({ name: 'inherits__get-env', arguments: {} })).content);
-      expect(whole).toContain('passed-on');
+      expect(whole).toContain('MY_API_KEY');
       for (const text of [safe, whole]) {
+        expect(text).not.toContain('given-value');
+        expect(text).not.toContain('passed-on');
         expect(text).not.toContain(token);
         expect(text).not.toContain('TOOLSHELF_');
       }
