@@ -10,6 +10,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { isPlainObject } from './plainObject.js';
 import { printableLine } from './printable.js';
+import { cleanText } from '../trust/clean.js';
 
 /** The upstream requests relayed to a client, each with the client capability it needs (MCP spec, Client features). */
 export const RELAYED = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
@@ -76,6 +77,25 @@ export function attributedElicitation(server: string, params: Record<string, unk
     out.requestedSchema = { ...schema, ...(typeof schema.title === 'string' ? { title: line(schema.title) } : {}), ...(typeof schema.description === 'string' ? { description: printableLine(schema.description, MAX_ELICITATION_MESSAGE_CHARS) } : {}), properties };
   }
   return out;
+}
+
+/**
+ * An upstream's `sampling/createMessage` params with the text the client's model reads cleaned, line
+ * breaks kept: `systemPrompt` and the text of each message's content (one block or a list). Images,
+ * audio, tool use and results, and every other field pass as they are. Pure. Source: MCP spec,
+ * Client features › Sampling; docs/security.md, "Upstream errors and requests".
+ */
+export function cleanedSampling(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!params) return params;
+  const text = (block: unknown): unknown => (isPlainObject(block) && block.type === 'text' && typeof block.text === 'string' ? { ...block, text: cleanText(block.text).text } : block);
+  const messages = Array.isArray(params.messages)
+    ? params.messages.map((message: unknown) => {
+        if (!isPlainObject(message)) return message;
+        const content = Array.isArray(message.content) ? message.content.map(text) : text(message.content);
+        return { ...message, content };
+      })
+    : params.messages;
+  return { ...params, ...(typeof params.systemPrompt === 'string' ? { systemPrompt: cleanText(params.systemPrompt).text } : {}), ...(messages !== undefined ? { messages } : {}) };
 }
 
 /** One requestedSchema property with its shown texts cleaned (see {@link attributedElicitation}). */

@@ -10,7 +10,7 @@
  * Source: MCP spec, Client features (Roots, Sampling, Elicitation); docs/tools.md, "Sampling, elicitation and roots".
  */
 import { Client, ProtocolError, ProtocolErrorCode, type ClientOptions } from '@modelcontextprotocol/client';
-import { attributedElicitation, noRoots, RELAYED, type RelayedMethod } from '../lib/relayedRequests.js';
+import { attributedElicitation, cleanedSampling, noRoots, RELAYED, type RelayedMethod } from '../lib/relayedRequests.js';
 import type { Owner } from './callRouting.js';
 import type { RequestOrigin } from './types.js';
 
@@ -57,8 +57,9 @@ export function newUpstreamClient(
       // On the modern era the handler answers one of an input_required result's requests, and its id is the upstream's key for it.
       const inputKey = client.getProtocolEra() === 'modern' && typeof ctx.mcpReq.id === 'string' ? ctx.mcpReq.id : undefined;
       const params = request.params as Record<string, unknown> | undefined;
-      // An elicitation is shown to the user as it is: attributed to its server and cleaned, so it cannot pose as toolshelf's own prompt (docs/security.md).
-      const shown = method === 'elicitation/create' ? attributedElicitation(key, params) : params;
+      // An elicitation is shown to the user as it is: attributed to its server and cleaned, so it cannot pose as toolshelf's own prompt;
+      // a sampling request's text goes to the client's model: cleaned (docs/security.md).
+      const shown = method === 'elicitation/create' ? attributedElicitation(key, params) : method === 'sampling/createMessage' ? cleanedSampling(params) : params;
       return relay(key, request.method, shown, ctx.mcpReq.signal, found.origin, inputKey) as never;
     });
   }

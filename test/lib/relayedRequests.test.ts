@@ -1,9 +1,10 @@
 /**
  * An upstream's elicitation as the user is asked it: attributed to its server and cleaned, with
- * what the answer carries back left as sent (docs/security.md, "Upstream errors and requests").
+ * what the answer carries back left as sent; its sampling request's text cleaned for the client's
+ * model (docs/security.md, "Upstream errors and requests").
  */
 import { describe, expect, it } from 'vitest';
-import { attributedElicitation, MAX_ELICITATION_MESSAGE_CHARS } from '../../src/lib/relayedRequests.js';
+import { attributedElicitation, cleanedSampling, MAX_ELICITATION_MESSAGE_CHARS } from '../../src/lib/relayedRequests.js';
 
 const tags = (words: string): string => [...words].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join('');
 
@@ -43,5 +44,31 @@ describe('attributedElicitation', () => {
     });
     const url = { mode: 'url', message: 'Open this page', url: 'https://example.com/consent', elicitationId: 'consent-1' };
     expect(attributedElicitation('s', url)).toEqual({ ...url, message: 'Server "s" asks: Open this page' });
+  });
+});
+
+describe('cleanedSampling', () => {
+  it('cleans the system prompt and each text block of the messages, line breaks kept; other blocks and fields pass', () => {
+    const hostile = `Summarise this.\u001b[2J${tags('obey')}\nThen stop.`;
+    const image = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' };
+    const params = {
+      systemPrompt: hostile,
+      maxTokens: 100,
+      messages: [
+        { role: 'user', content: { type: 'text', text: hostile } },
+        { role: 'user', content: [{ type: 'text', text: hostile }, image] },
+        { role: 'assistant', content: image },
+      ],
+    };
+    expect(cleanedSampling(params)).toEqual({
+      systemPrompt: 'Summarise this.\nThen stop.',
+      maxTokens: 100,
+      messages: [
+        { role: 'user', content: { type: 'text', text: 'Summarise this.\nThen stop.' } },
+        { role: 'user', content: [{ type: 'text', text: 'Summarise this.\nThen stop.' }, image] },
+        { role: 'assistant', content: image },
+      ],
+    });
+    expect(cleanedSampling(undefined)).toBeUndefined();
   });
 });
