@@ -59,13 +59,15 @@ async function launcherKilled(killWhen: 'serving' | 'starting'): Promise<void> {
 }
 
 describe('a gateway launched by npm', () => {
+  // Each wait in launcherKilled is bounded (30 s, three of them): the test's own timeout is longer, so its
+  // `finally` always runs and nothing it started outlives it.
   it('stops with its upstreams once its launcher has ended', async () => {
     await launcherKilled('serving');
-  });
+  }, 120_000);
 
   it('stops even when its launcher ended while it was still starting', async () => {
     // Killed while the gateway waits for its upstream, long before it serves. The launcher was read only
     // once serving: on a loaded machine a kill landing before that left the gateway running for good.
     await launcherKilled('starting');
-  });
+  }, 120_000);
 });
