@@ -133,6 +133,18 @@ export function buildCatalogue(
 }
 
 /**
+ * What server `server` serves, by exposure: `direct` and `deferred` count its entries (a held or
+ * dropped tool is in no list, as the start-up totals count them), `hidden` the tools its rules hid.
+ * What `inspect` and the dashboard show per server. Pure.
+ */
+export function servedCounts(catalogue: Catalogue, server: string): ExposureCounts {
+  let direct = 0;
+  let deferred = 0;
+  for (const entry of catalogue.entries) if (entry.server === server) entry.exposure === 'direct' ? (direct += 1) : (deferred += 1);
+  return { direct, deferred, hidden: catalogue.counts.get(server)?.hidden ?? 0 };
+}
+
+/**
  * Freezes `entries` (sorted by qualified name) into a catalogue with its lookups. Used by
  * {@link buildCatalogue} and by views (catalog/views.ts), which narrow a built catalogue.
  */

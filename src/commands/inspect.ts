@@ -7,6 +7,7 @@
  * Source: docs/cli.md (`inspect`), docs/tools.md (compaction, manifest), docs/benchmarks.md (first tools/list).
  */
 import { parseArgs } from 'node:util';
+import { servedCounts } from '../catalog/build.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { estimateTokens, textBytes } from '../schema/measure.js';
@@ -199,9 +200,7 @@ function inspectReport(config: Config, opened: Pick<OpenShelf, 'current' | 'summ
   const { catalogue } = shelf;
   const servers = summary.upstreams.map((upstream): InspectedServer => {
     const tools = catalogue.entries.filter((e) => e.server === upstream.key).map(inspectTool);
-    // Served tools only, as the totals count them: a held or dropped tool is in no list.
-    const direct = tools.filter((t) => t.exposure === 'direct').length;
-    const counts = { direct, deferred: tools.length - direct, hidden: catalogue.counts.get(upstream.key)?.hidden ?? 0 };
+    const counts = servedCounts(catalogue, upstream.key);
     const canonicalBytes = sum(tools, (t) => t.canonicalBytes);
     const projectedBytes = sum(tools, (t) => t.projectedBytes);
     return {

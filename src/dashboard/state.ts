@@ -6,6 +6,7 @@
  * Bytes are UTF-8 bytes of compact JSON (schema/measure.ts). Source: docs/dashboard.md.
  */
 import type { Tool } from '@modelcontextprotocol/server';
+import { servedCounts } from '../catalog/build.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { legacyTools, modernTools, wireTool } from '../gateway/toolList.js';
@@ -151,9 +152,7 @@ export function dashboardState(input: StateInput): DashboardState {
   const pinsBy = new Map(Object.keys(config.mcpServers).map((server) => [server, input.pins(server)]));
   const servers = input.upstreams.map((upstream): ServerView => {
     const entries = catalogue.entries.filter((e) => e.server === upstream.key);
-    // Served tools only, as the totals and `inspect` count them: a held or dropped tool is in no list.
-    const direct = entries.filter((e) => e.exposure === 'direct').length;
-    const counts = { direct, deferred: entries.length - direct, hidden: catalogue.counts.get(upstream.key)?.hidden ?? 0 };
+    const counts = servedCounts(catalogue, upstream.key);
     return {
       key: upstream.key,
       status: upstream.status,

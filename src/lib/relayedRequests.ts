@@ -11,6 +11,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { isPlainObject } from './plainObject.js';
 import { printableLine } from './printable.js';
 import { cleanText } from '../trust/clean.js';
+import { shownBlock, shownList } from './shownText.js';
 
 /** The upstream requests relayed to a client, each with the client capability it needs (MCP spec, Client features). */
 export const RELAYED = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
@@ -87,15 +88,13 @@ export function attributedElicitation(server: string, params: Record<string, unk
  */
 export function cleanedSampling(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!params) return params;
-  const text = (block: unknown): unknown => (isPlainObject(block) && block.type === 'text' && typeof block.text === 'string' ? { ...block, text: cleanText(block.text).text } : block);
-  const messages = Array.isArray(params.messages)
-    ? params.messages.map((message: unknown) => {
-        if (!isPlainObject(message)) return message;
-        const content = Array.isArray(message.content) ? message.content.map(text) : text(message.content);
-        return { ...message, content };
-      })
-    : params.messages;
-  return { ...params, ...(typeof params.systemPrompt === 'string' ? { systemPrompt: cleanText(params.systemPrompt).text } : {}), ...(messages !== undefined ? { messages } : {}) };
+  const show = (text: string): string => cleanText(text).text;
+  const messages = shownList(params.messages, (message) => {
+    if (!isPlainObject(message)) return message;
+    const content = Array.isArray(message.content) ? shownList(message.content, (block) => shownBlock(block, show)) : shownBlock(message.content, show);
+    return content === message.content ? message : { ...message, content };
+  });
+  return { ...params, ...(typeof params.systemPrompt === 'string' ? { systemPrompt: show(params.systemPrompt) } : {}), ...(messages !== undefined ? { messages } : {}) };
 }
 
 /** One requestedSchema property with its shown texts cleaned (see {@link attributedElicitation}). */
