@@ -89,3 +89,14 @@ export function packSentences(description: string | readonly string[], maxChars:
   }
   return { text, clipped: false };
 }
+
+/**
+ * Longest one-line summary of a tool in a search answer, in code points: the manifest's `short`
+ * entry length (docs/tools.md), enough to tell tools apart without re-sending their descriptions.
+ */
+export const SUMMARY_CHARS = 60;
+
+/** `text`'s first sentence, clipped at a word to {@link SUMMARY_CHARS}: a tool's one-line summary. Pure. */
+export function summaryLine(text: string): string {
+  return clipWords(sentencesOf(text)[0] ?? '', SUMMARY_CHARS);
+}

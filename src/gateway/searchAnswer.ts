@@ -7,14 +7,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogEntry, JsonObject } from '../catalog/types.js';
 import { hintsOf, hintWords } from '../discovery/risk.js';
-import { clipWords, packSentences, sentencesOf } from '../discovery/sentences.js';
+import { packSentences, summaryLine } from '../discovery/sentences.js';
 import { capSearchAnswer } from './searchAnswerCap.js';
-
-/**
- * Longest one-line summary of a match that is not strong, in code points: the manifest's `short`
- * entry length (docs/tools.md), enough to tell tools apart without re-sending their descriptions.
- */
-export const SUMMARY_CHARS = 60;
 
 /**
  * Longest description of a strong match, in code points: whole sentences from its start (the first
@@ -59,11 +53,11 @@ export interface SearchAnswer {
   readonly held?: readonly string[];
 }
 
-/** The one-line summary of `entry`: its first sentence, clipped at a word to {@link SUMMARY_CHARS}. */
+/** The one-line summary of `entry` (sentences.ts `summaryLine`): of its own description, else the advertised one. */
 export function summaryOf(entry: CatalogEntry): string {
   const own = entry.tool.description;
   const text = typeof own === 'string' && own.trim() !== '' ? own : entry.projected.description;
-  return clipWords(sentencesOf(text)[0] ?? '', SUMMARY_CHARS);
+  return summaryLine(text);
 }
 
 const REPHRASE = 'Rephrase with the action and the object (e.g. "read file", "create issue")';

@@ -4,7 +4,7 @@
  * how to call it. An answer within the cap is returned as it is, byte for byte. Pure.
  * Source: docs/search.md, "Answers".
  */
-import { clipWords, sentencesOf } from '../discovery/sentences.js';
+import { summaryLine } from '../discovery/sentences.js';
 
 /**
  * Most bytes of a tool_search answer's JSON (its text content; `structuredContent` carries the same
@@ -12,9 +12,6 @@ import { clipWords, sentencesOf } from '../discovery/sentences.js';
  * one tool with 20,000 properties made a single answer over a megabyte.
  */
 export const MAX_SEARCH_ANSWER_BYTES = 64 * 1024;
-
-/** Longest summary of a strong match sent by name only, in code points (searchAnswer.ts SUMMARY_CHARS). */
-const SUMMARY_CHARS = 60;
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +69,7 @@ export function capSearchAnswer<T extends SizedAnswer>(answer: T): T {
   for (const { index } of strong) {
     if (bytesOf(capped()) <= MAX_SEARCH_ANSWER_BYTES) break;
     const { parameters: _cut, description, ...rest } = tools[index]!;
-    tools[index] = { ...rest, summary: clipWords(sentencesOf(String(description ?? ''))[0] ?? '', SUMMARY_CHARS) };
+    tools[index] = { ...rest, summary: summaryLine(String(description ?? '')) };
     named.push(String(rest.name));
     trimmed.splice(trimmed.findIndex((t) => t.startsWith(`${String(rest.name)} (`)), 1);
   }
