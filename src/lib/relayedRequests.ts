@@ -5,9 +5,10 @@
  * needs, the refusal when the client lacks it, and the answer when no client's roots apply. Pure.
  * Source: MCP spec, Client features (Roots, Sampling, Elicitation); docs/protocol-eras.md.
  */
-// The Client package's own ProtocolError: the refusal is thrown back through the upstream Client's
-// request handler (upstream/relay.ts), which turns only its own class into the JSON-RPC error code.
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+// The refusal is thrown back through the upstream Client's request handler (upstream/relay.ts). The
+// SDK brands its errors, so the Client takes the server package's ProtocolError as its own; the
+// gateway side, which builds the refusal, then loads no client package (docs/performance.md, "Memory").
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isPlainObject } from './plainObject.js';
 import { printableLine } from './printable.js';
 import { cleanText } from '../trust/clean.js';

@@ -11,7 +11,8 @@
  * against this schema"); the SDK's AjvJsonSchemaValidator (dialects, formats).
  */
 import type { Ajv, Options, ValidateFunction } from 'ajv';
-import { addFormats } from '@modelcontextprotocol/client/validators/ajv';
+// The server package's copy (its ajv provider is loaded with the server anyway); the client's is the same code.
+import { addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import type { JsonObject } from '../catalog/types.js';
 import { describeErrors } from './admit.js';
 import { newAjv, type Dialect } from './ajvEngines.js';

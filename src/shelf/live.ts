@@ -3,7 +3,9 @@
  * `serve`, `inspect` and `search`. The shelf's code (index, tokenizer, schema projection) is imported
  * while the upstreams start, so its load time overlaps theirs (docs/benchmarks.md, "Start-up").
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+// The server package's ProtocolError: the SDK brands its errors, so the upstream's Client (another
+// copy of the SDK core) answers it as its own, and the client package loads only with an upstream.
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Config } from '../config/types.js';
 import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import type { BuiltShelf, ViewShelf } from './build.js';
@@ -16,7 +18,6 @@ import { outputVerdictFile } from '../schema/outputVerdicts.js';
 import { ListingCache } from '../upstream/listingCache.js';
 import { UpstreamPool, type Reconciled } from '../upstream/pool.js';
 import type { SemanticEngine } from '../discovery/semantic/engine.js';
-import { storeFromEnv, upstreamAuth } from '../auth/upstreamAuth.js';
 import type { HeldFn } from '../catalog/build.js';
 import type { TraceSink } from '../trace/events.js';
 import { memoryPins, readOnlyPins, TrustKeeper, type TrustView } from '../trust/keeper.js';
@@ -181,7 +182,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
-  const pool = new UpstreamPool(config.mcpServers, {
+  const pool = await UpstreamPool.open(config.mcpServers, {
     baseDir: config.baseDir,
     logger,
     version,
@@ -196,7 +197,10 @@ export async function openShelf(initial: Config, logger: Logger, version: string
     ...(waitForEveryStart ? { retry: false } : {}),
     // Read at each use: a reload that changes the defaults applies to running upstreams too.
     lazyDefaults: () => ({ lazy: config.lazy, idleStopMs: config.idleStopMs }),
-    auth: upstreamAuth(storeFromEnv(), logger, interactiveSignIn),
+    loadAuth: async () => {
+      const { storeFromEnv, upstreamAuth } = await import('../auth/upstreamAuth.js');
+      return upstreamAuth(storeFromEnv(), logger, interactiveSignIn);
+    },
   });
   const store = pins ? new PinStore(pins.stateDir, pins.configPath) : undefined;
   const keeper = new TrustKeeper(store ? (pins!.write ? store : readOnlyPins(store)) : memoryPins(), logger, {

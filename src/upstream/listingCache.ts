@@ -23,7 +23,7 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import { stableHash } from '../lib/hash.js';
 import { privateDirProblem, readPrivateFile, touch, UnsafeStateError, writePrivateFile } from '../lib/stateDir.js';
 import type { Logger } from '../trace/log.js';
-import { isFresh, type EraVerdict, type VerdictStamp } from './era.js';
+import { isFresh, type EraVerdict, type VerdictStamp } from './eraVerdict.js';
 import { parseToolsPage } from './listTools.js';
 
 /** Bumped when the record's shape changes; a record of another format is a miss. */

@@ -3,13 +3,17 @@
  * "tools changed" callback for all of them. Knows no catalogue. Start-up waits at most the start
  * timeout for the slowest upstream: `options.startTimeoutMs`, else the environment variable
  * `TOOLSHELF_START_TIMEOUT_MS` (a positive integer, in ms), else 30 s. Source: docs/robustness.md, docs/benchmarks.md.
+ *
+ * The connection code (and through it the MCP SDK's client package, ~5 MiB of RSS) is imported with
+ * the first upstream, so a gateway with no upstreams never loads it (docs/performance.md, "Memory").
  */
 import type { UpstreamTool } from '../catalog/types.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../config/defaults.js';
 import type { ServerConfig } from '../config/types.js';
 import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { stableJson } from '../lib/hash.js';
-import { DEFAULT_CALL_TIMEOUT_MS } from './calls.js';
-import { UpstreamConnection, type ConnectionOptions } from './connection.js';
+import type { UpstreamConnection, ConnectionOptions } from './connection.js';
+import type { UpstreamAuth } from './types.js';
 import { GroupWatchdog } from './watchdog.js';
 
 /** Environment variable that sets the start timeout in ms when the caller passes none. */
@@ -57,6 +61,17 @@ function upstreamPart(server: ServerConfig): string {
   return stableJson(rest);
 }
 
+/**
+ * The pool's options: each connection's, where the sign-in services may instead be given by
+ * `loadAuth`, called with the first upstream (auth/ loads the SDK's client package too).
+ */
+export interface PoolOptions extends ConnectionOptions {
+  readonly loadAuth?: () => Promise<UpstreamAuth>;
+}
+
+/** What makes an upstream's connection: the class, once its module is imported. */
+type ConnectionClass = typeof UpstreamConnection;
+
 /** Every configured upstream by server key; satisfies the gateway's `UpstreamCaller`. */
 export class UpstreamPool {
   private connections = new Map<string, UpstreamConnection>();
@@ -64,19 +79,44 @@ export class UpstreamPool {
   private closed = false;
   /** Connections a reload removed or replaced, ending once their calls end. */
   private readonly retiring = new Set<UpstreamConnection>();
-  private readonly options: ConnectionOptions;
+  private options: ConnectionOptions;
+  private readonly loadAuth: PoolOptions['loadAuth'];
   /** Ends the stdio upstreams' process groups if this process dies without closing the pool. */
   private readonly watchdog: GroupWatchdog | undefined;
+  /** The connection class, imported with the first upstream ({@link connectionClass}). */
+  private connectionModule: Promise<ConnectionClass> | undefined;
 
-  /** `options.groups`, when given, replaces the pool's own {@link GroupWatchdog}. */
-  constructor(servers: Readonly<Record<string, ServerConfig>>, options: ConnectionOptions) {
-    const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnv(process.env);
-    if (!options.groups) this.watchdog = new GroupWatchdog((message) => options.logger.warn(message));
-    const groups = options.groups ?? this.watchdog;
-    this.options = { ...options, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}), ...(groups ? { groups } : {}) };
+  /**
+   * A pool of `servers`, each connection made (not yet opened). `options.groups`, when given,
+   * replaces the pool's own {@link GroupWatchdog}. Imports the connection code only when `servers`
+   * is not empty.
+   */
+  static async open(servers: Readonly<Record<string, ServerConfig>>, options: PoolOptions): Promise<UpstreamPool> {
+    const pool = new UpstreamPool(options);
+    if (Object.keys(servers).length === 0) return pool;
+    const Connection = await pool.connectionClass();
     for (const [key, server] of Object.entries(servers)) {
-      this.connections.set(key, new UpstreamConnection(key, server, this.options));
+      pool.connections.set(key, new Connection(key, server, pool.options));
     }
+    return pool;
+  }
+
+  private constructor(options: PoolOptions) {
+    const { loadAuth, ...rest } = options;
+    const startTimeoutMs = rest.startTimeoutMs ?? startTimeoutFromEnv(process.env);
+    if (!rest.groups) this.watchdog = new GroupWatchdog((message) => rest.logger.warn(message));
+    const groups = rest.groups ?? this.watchdog;
+    this.options = { ...rest, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}), ...(groups ? { groups } : {}) };
+    this.loadAuth = loadAuth;
+  }
+
+  /** The connection class, its module (and `loadAuth`'s services) imported on the first call. */
+  private connectionClass(): Promise<ConnectionClass> {
+    this.connectionModule ??= Promise.all([import('./connection.js'), this.loadAuth?.()]).then(([{ UpstreamConnection }, auth]) => {
+      if (auth) this.options = { ...this.options, auth };
+      return UpstreamConnection;
+    });
+    return this.connectionModule;
   }
 
 
@@ -111,6 +151,9 @@ export class UpstreamPool {
   async reconcile(servers: Readonly<Record<string, ServerConfig>>): Promise<Reconciled> {
     // A reload that comes after close() (one queued behind another while the gateway shut down) starts nothing.
     if (this.closed) return { added: [], removed: [], restarted: [] };
+    // Loaded whenever there is a server, so the steps below run without a pause between them.
+    const Connection = Object.keys(servers).length > 0 ? await this.connectionClass() : undefined;
+    if (this.closed) return { added: [], removed: [], restarted: [] };
     const old = this.connections;
     const removed = [...old.keys()].filter((key) => !Object.hasOwn(servers, key));
     const added: string[] = [];
@@ -125,7 +168,7 @@ export class UpstreamPool {
         continue;
       }
       (existing ? restarted : added).push(key);
-      const connection = new UpstreamConnection(key, server, this.options);
+      const connection = new Connection!(key, server, this.options);
       next.set(key, connection);
       fresh.push(connection);
     }

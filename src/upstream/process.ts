@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import { closestProgram } from './binSuggest.js';
 import { LineFramer } from './lineFramer.js';
+import { KILL_GRACE_MS } from './watchdog.js';
 
 /**
  * Variables a child gets from toolshelf's environment unless its entry sets `inheritEnv: true`: the
@@ -25,8 +26,6 @@ export const SAFE_ENV: readonly string[] = [...DEFAULT_INHERITED_ENV_VARS, 'LANG
 /** Longest stderr line passed on, in bytes; a longer one is cut to its first bytes (a newline-less flood stays bounded). */
 export const MAX_STDERR_LINE_BYTES = 8192;
 
-/** How long a group gets between SIGTERM and SIGKILL, in ms. */
-export const KILL_GRACE_MS = 2000;
 
 /** What to start: the stdio fields of a server entry, with `cwd` relative to `baseDir`. */
 export interface SpawnSpec {

@@ -17,7 +17,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import { KILL_GRACE_MS } from './process.js';
+
+/**
+ * How long a group gets between SIGTERM and SIGKILL, in ms: from the gateway (process.ts `killGroup`)
+ * and from the watchdog alike. Kept here, not in process.ts, so the pool's watchdog loads no SDK code.
+ */
+export const KILL_GRACE_MS = 2000;
 
 /** Told of each upstream process group as it starts and once it is gone. */
 export interface GroupRegistry {

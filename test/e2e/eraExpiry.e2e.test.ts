@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ERA_VERDICT_MAX_AGE_MS } from '../../src/upstream/era.js';
+import { ERA_VERDICT_MAX_AGE_MS } from '../../src/upstream/eraVerdict.js';
 import { fixture, startStdio, tempDir, textOf, writeConfig, type Connected } from '../helpers/gateway.js';
 
 const open: Connected[] = [];

@@ -3,7 +3,8 @@
  * than that needs: one module, dist/cli.js, into which the relay is bundled at build, and nothing from
  * node_modules (no MCP SDK, ajv, minisearch or gpt-tokenizer) nor the config's validation, which the
  * running instance did; counted by the modules it loads (test/fixtures/moduleList.mjs), while the
- * instance it relays to does load the SDK. See docs/performance.md, "Memory".
+ * instance it relays to does load the SDK (its server package; the client package only with an
+ * upstream). See docs/performance.md, "Memory".
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,6 +54,13 @@ describe('what the stdio relay loads', () => {
   it('a relay that joins a running instance loads dist/cli.js alone; the instance loads the SDK', () => {
     expect(own(loaded(joinerPid))).toEqual(['dist/cli.js']);
     expect(loaded(instancePid).some((url) => url.includes('/node_modules/@modelcontextprotocol/server/'))).toBe(true);
+  });
+
+  it('the instance with no upstreams loads no MCP client package: the upstream pool imports it with the first upstream', () => {
+    const instance = loaded(instancePid);
+    expect(instance.length).toBeGreaterThan(0);
+    expect(instance.filter((url) => url.includes('/node_modules/@modelcontextprotocol/client/'))).toEqual([]);
+    expect(own(instance)).not.toContain('dist/upstream/connection.js');
   });
 
   it('the relay that starts the instance validates the config first, with the validator compiled at build, and loads no SDK, minisearch or gpt-tokenizer', () => {

@@ -182,6 +182,16 @@ describe('config reload', () => {
     expect(await namesBecome(gateway, ['added__ping', 'early__ping', 'slow__late_tool'])).toEqual(['added__ping', 'early__ping', 'slow__late_tool']);
   });
 
+  it('a gateway started with no servers serves the first one an edit adds (its connection code is loaded then)', async () => {
+    const path = writeConfig({ mcpServers: {}, exposure: 'direct' }, tempDir());
+    const gateway = await startStdio(path);
+    open.push(gateway);
+    expect(await names(gateway)).toEqual([]);
+    save(path, { mcpServers: { first: entry('first-added') }, exposure: 'direct' });
+    expect(await namesBecome(gateway, ['first__ping'])).toEqual(['first__ping']);
+    expect(textOf(await gateway.client.callTool({ name: 'first__ping', arguments: {} }))).toBe(`ping from ${pids('first-added')[0]}`);
+  });
+
   it('applies a config whose folder was deleted and made again', async () => {
     const folder = join(tempDir(), 'conf');
     mkdirSync(folder);

@@ -199,7 +199,7 @@ describe('100,000 log messages from one upstream', () => {
 
 describe('close() while upstreams are starting', () => {
   it('ends the start at once and every process within the kill grace, even one that ignores SIGTERM', async () => {
-    const pool = new UpstreamPool(
+    const pool = await UpstreamPool.open(
       { never: { command: 'node', args: [fixture('neverInit.mjs')] } as ServerConfig, ok: faulty() },
       // A start timeout no test waits for: close() returning at all shows it did not wait for the start.
       options({ startTimeoutMs: 600_000 }),

@@ -44,7 +44,7 @@ describe('a first start that completes late', () => {
   it('a stalled start ends at the start timeout; the pool’s start resolves; the tools of a later success are announced', async () => {
     fake.plan.push('stall');
     const changed: string[] = [];
-    const pool = new UpstreamPool({ up: fakeServer() }, fake.options({ startTimeoutMs: 2000, onToolsChanged: (key) => changed.push(key) }));
+    const pool = await UpstreamPool.open({ up: fakeServer() }, fake.options({ startTimeoutMs: 2000, onToolsChanged: (key) => changed.push(key) }));
     closeAll = () => pool.close();
     let done = false;
     const start = pool.start().then(() => (done = true));
@@ -63,7 +63,7 @@ describe('a first start that completes late', () => {
   it('close() during start() ends the start at once and nothing is retried', async () => {
     for (const mode of ['stall', 'hang'] as const) {
       fake.plan.push(mode);
-      const pool = new UpstreamPool({ up: fakeServer() }, fake.options({ startTimeoutMs: 30_000 }));
+      const pool = await UpstreamPool.open({ up: fakeServer() }, fake.options({ startTimeoutMs: 30_000 }));
       let done = false;
       const start = pool.start().then(() => (done = true));
       await vi.advanceTimersByTimeAsync(100);
@@ -159,7 +159,7 @@ describe('floods from one upstream', () => {
 describe('a config reload after close', () => {
   it('a reload queued behind another while the gateway shut down starts nothing', async () => {
     let attempts = 0;
-    const pool = new UpstreamPool({ up: fakeServer() }, fake.options({ transports: (...args) => ((attempts += 1), fake.transports(...args)) }));
+    const pool = await UpstreamPool.open({ up: fakeServer() }, fake.options({ transports: (...args) => ((attempts += 1), fake.transports(...args)) }));
     closeAll = () => pool.close();
     const start = pool.start();
     await vi.advanceTimersByTimeAsync(0);

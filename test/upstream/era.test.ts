@@ -1,7 +1,8 @@
 /** The era decisions: which handshake, which cached verdict becomes `prior`. */
 import { SdkError, SdkErrorCode, type DiscoverResult } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { ERA_VERDICT_MAX_AGE_MS, isFresh, negotiationFor, priorFor, probeEndedChild, serverChanged, stampNow, STDIO_PROBE_TIMEOUT_MS } from '../../src/upstream/era.js';
+import { negotiationFor, priorFor, probeEndedChild, STDIO_PROBE_TIMEOUT_MS } from '../../src/upstream/era.js';
+import { ERA_VERDICT_MAX_AGE_MS, isFresh, serverChanged, stampNow } from '../../src/upstream/eraVerdict.js';
 import { cachedVerdict } from '../../src/upstream/listingCache.js';
 
 const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'private', resultType: 'complete' } as unknown as DiscoverResult;
