@@ -28,6 +28,7 @@ import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './shelf/summary.js';
 import { viewTrace, type TraceSink } from './trace/events.js';
 import { SemanticEngine } from './discovery/semantic/engine.js';
+import { releaseTokenizer } from './discovery/o200k.js';
 import { workerEmbedder, MODEL_ID } from './discovery/semantic/embedder.js';
 import { vectorCacheFile } from './discovery/semantic/vectorCache.js';
 import { Activity, teeTrace } from './dashboard/activity.js';
@@ -134,7 +135,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
   // The sentence encoder (docs/search.md): its worker and model load once the first tools/list is served.
   const semantic = process.env[SEMANTIC_ENV] === '0' ? undefined : new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
-  const served = semantic ? startingOnFirstList(trace, semantic) : trace;
+  const served = afterEachList(trace, semantic);
   const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,
     ...(semantic ? { semantic } : {}),
@@ -411,14 +412,18 @@ function viewHasServer(config: Config, view: string | undefined, server: string)
 }
 
 /**
- * `sink`, starting `semantic` when the first tools/list has been answered (its `tools_advertised`
- * event): the model's load and the first embeddings never compete with the start or the first list.
+ * `sink`, acting when a tools/list has been answered (its `tools_advertised` event): the o200k
+ * tokenizer's worker, which fitted the manifests of that answer, ends (discovery/o200k.ts
+ * `releaseTokenizer`), and `semantic` starts on the first, so the model's load and the first
+ * embeddings never compete with the start or the first list, nor share the process with the tokenizer.
  */
-function startingOnFirstList(sink: TraceSink, semantic: SemanticEngine): TraceSink {
+function afterEachList(sink: TraceSink, semantic: SemanticEngine | undefined): TraceSink {
   return {
     record(event) {
       sink.record(event);
-      if (event.event === 'tools_advertised') semantic.start();
+      if (event.event !== 'tools_advertised') return;
+      releaseTokenizer();
+      semantic?.start();
     },
     close: () => sink.close(),
   };

@@ -69,6 +69,7 @@ function start(): Running {
 
 function stop(): void {
   if (!running) return;
+  clearTimeout(running.idle);
   running.port.close();
   void running.worker.terminate();
   running = undefined;
@@ -102,6 +103,16 @@ export function withinTokens(text: string, budget: number): boolean {
   if (budget <= 0) return false;
   if (text.length <= budget && Buffer.byteLength(text, 'utf8') <= budget) return true;
   return ask<boolean>({ text, budget });
+}
+
+/**
+ * Ends the worker now instead of {@link IDLE_MS} after its last count; the next count starts it
+ * again. Called once a tools/list has been answered: the manifests that answer needed are rendered
+ * by then, and the ~50 MiB it holds are given back before the sentence encoder loads
+ * (docs/performance.md, "Memory").
+ */
+export function releaseTokenizer(): void {
+  stop();
 }
 
 /** Whether the tokenizer has been started in this process (for the lean-gateway test and bench). */

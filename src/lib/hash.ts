@@ -14,6 +14,15 @@ export function stableJson(value: unknown): string {
   );
 }
 
+/**
+ * SHA-256 of `text` (UTF-8), in hex: what a process keeps to tell whether a text it produced or read
+ * before has changed, instead of the text (a tool list or pin file of thousands of tools is megabytes;
+ * docs/performance.md, "Memory").
+ */
+export function textDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
 /** The first 32 hex digits (128 bits) of SHA-256 over {@link stableJson} of `value`. */
 export function stableHash(value: unknown): string {
   return createHash('sha256').update(stableJson(value)).digest('hex').slice(0, 32);

@@ -7,7 +7,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, utimesSync, watch, type FSWatcher } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { stableHash } from '../lib/hash.js';
+import { stableHash, textDigest } from '../lib/hash.js';
 import { ensurePrivateDir, writePrivateFile } from '../lib/stateDir.js';
 import type { ServerPins } from './judge.js';
 
@@ -32,7 +32,7 @@ const MAX_PIN_FILE_BYTES = 64 * 1024 * 1024;
 /** Reads and writes one config's pins; `watch` reports files another process changed. */
 export class PinStore {
   readonly dir: string;
-  /** The text of each file as this store last read or wrote it, by path: a watch event with the same text is no change. */
+  /** The digest of each file's text as this store last read or wrote it, by path: a watch event with the same text is no change. */
   private readonly known = new Map<string, string>();
   private watcher: FSWatcher | undefined;
 
@@ -53,7 +53,7 @@ export class PinStore {
     const path = this.pathFor(server);
     const text = readPrivate(path);
     if (text === undefined) return undefined;
-    this.known.set(path, text);
+    this.known.set(path, textDigest(text));
     try {
       const now = new Date();
       utimesSync(path, now, now);
@@ -79,9 +79,9 @@ export class PinStore {
     const text = JSON.stringify(record, null, 1);
     const path = this.pathFor(server);
     const now = readPrivate(path);
-    if (now !== undefined && now !== this.known.get(path)) return false;
+    if (now !== undefined && textDigest(now) !== this.known.get(path)) return false;
     writePrivateFile(path, text);
-    this.known.set(path, text);
+    this.known.set(path, textDigest(text));
     return true;
   }
 
@@ -95,8 +95,10 @@ export class PinStore {
       if (typeof file !== 'string' || !file.endsWith('.json')) return;
       const path = join(this.dir, file);
       const text = readPrivate(path);
-      if (text === undefined || text === this.known.get(path)) return;
-      this.known.set(path, text);
+      if (text === undefined) return;
+      const digest = textDigest(text);
+      if (digest === this.known.get(path)) return;
+      this.known.set(path, digest);
       onChange();
     });
     this.watcher.on('error', () => this.close());

@@ -16,6 +16,7 @@ import type { LaneTarget } from '../fronts/callLane.js';
 import { clientUri, passthroughCapabilities, registerPassthrough, upstreamLog } from '../passthrough.js';
 import { RELAY_TIMEOUT_MS, type SessionOptions } from '../sessionOptions.js';
 import { ClientLacksCapability, clientCapabilityFor, noRoots } from '../../lib/relayedRequests.js';
+import { textDigest } from '../../lib/hash.js';
 import { canElicitForm } from '../confirm.js';
 import type { RequestOrigin } from '../../upstream/types.js';
 
@@ -32,6 +33,7 @@ function below(level: unknown, threshold: string | undefined): boolean {
 export class GatewaySession {
   readonly server: GatewayServer;
   private readonly promoted: string[] = [];
+  /** The digest of the JSON of the tools last listed to this client ({@link textDigest}). */
   private lastListed: string | undefined;
   private callCount = 0;
   private readonly capabilities: Record<string, unknown>;
@@ -144,7 +146,7 @@ export class GatewaySession {
   /** The tools/list answer for this client now (docs/tools.md order), recorded as what it last saw. */
   listTools(): Tool[] {
     const tools = this.currentTools();
-    this.lastListed = JSON.stringify(tools);
+    this.lastListed = textDigest(JSON.stringify(tools));
     this.options.trace.record(advertisedEvent(tools, this.options.shelf().catalogue, this.promoted, { session: this.options.id, era: 'legacy' }, this.options.measure));
     return tools;
   }
@@ -156,7 +158,7 @@ export class GatewaySession {
   /** Called after the catalogue was replaced: tells the client only if its list changed (docs/tools.md). */
   catalogueChanged(): void {
     if (this.lastListed === undefined) return;
-    if (JSON.stringify(this.currentTools()) === this.lastListed) return;
+    if (textDigest(JSON.stringify(this.currentTools())) === this.lastListed) return;
     this.server.sendToolListChanged().catch((error: Error) => this.options.logger.debug(`session ${this.options.id}: ${error.message}`));
   }
 

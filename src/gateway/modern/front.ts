@@ -19,6 +19,7 @@ import { modernTools } from '../toolList.js';
 import { modernServer, type ModernOptions, type ModernServer } from './server.js';
 import type { UpstreamSubscriptions } from '../subscriptions.js';
 import type { ModernStdio } from '../fronts/stdio.js';
+import { textDigest } from '../../lib/hash.js';
 
 /** The modern front of one toolshelf process. */
 export interface ModernFront {
@@ -75,9 +76,10 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>, ma
     { toolsChanged: () => handler?.notify.toolsChanged(), promptsChanged: () => handler?.notify.promptsChanged(), resourcesChanged: () => handler?.notify.resourcesChanged(), resourceUpdated: (uri) => handler?.notify.resourceUpdated(uri) },
     stdioPublisher(stdio),
   ];
+  // A digest, not the JSON: with every tool listed (a client that searches MCP tools itself) the JSON is megabytes.
   const fingerprint = (): string => {
     const options = current();
-    return JSON.stringify([undefined, SEARCHES_MCP_TOOLS[0]].map((name) => modernTools(options, name)));
+    return textDigest(JSON.stringify([undefined, SEARCHES_MCP_TOOLS[0]].map((name) => modernTools(options, name))));
   };
   let listed = fingerprint();
   const upstream = (): UpstreamSubscriptions => current().passthrough.upstreamSubscriptions;
