@@ -6,7 +6,8 @@
  * otherwise), else `<state>/shared`. Pure apart from reading nothing: callers pass the text.
  */
 import { dirname, join } from 'node:path';
-import { stableHash } from '../lib/hash.js';
+import { stableJson } from '../lib/hash.js';
+import { sha256Hex } from '../lib/sha256.js';
 import { STATE_DIR_ENV, stateDir } from '../lib/stateDir.js';
 
 /** One shared instance's files. */
@@ -33,12 +34,13 @@ export function referencedVariables(text: string): string[] {
 /**
  * The instance's paths for the config at `configPath` (absolute) with raw text `text`, the serve
  * flags that shape serving (`serveArgs`, without `--config`), and toolshelf's `version`. The name is
- * 16 hex digits of a hash, which keeps the socket path under the 107-byte limit of sun_path.
+ * 16 hex digits of SHA-256 over their stable JSON (lib/hash.ts `stableHash`, computed without
+ * `node:crypto`: the relay computes it), which keeps the socket path under the 107-byte limit of sun_path.
  */
 export function instancePaths(configPath: string, text: string, serveArgs: readonly string[], version: string, env: Readonly<Record<string, string | undefined>>): InstancePaths {
   const variables = Object.fromEntries(referencedVariables(text).map((name) => [name, env[name] ?? null]));
   const uid = process.getuid?.() ?? 0;
-  const name = stableHash({ configPath, serveArgs, version, variables, uid }).slice(0, 16);
+  const name = sha256Hex(stableJson({ configPath, serveArgs, version, variables, uid })).slice(0, 16);
   const runtime = !env[STATE_DIR_ENV] && env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'toolshelf') : undefined;
   const dir = instancesDir(env);
   return { dir, ...(runtime ? {} : { root: stateDir(env) }), socket: join(dir, `${name}.sock`), pidFile: join(dir, `${name}.pid`), log: join(dir, `${name}.log`), status: join(dir, `${name}.status`) };
