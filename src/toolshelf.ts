@@ -414,16 +414,17 @@ function viewHasServer(config: Config, view: string | undefined, server: string)
 /**
  * `sink`, acting when a tools/list has been answered (its `tools_advertised` event): the o200k
  * tokenizer's worker, which fitted the manifests of that answer, ends (discovery/o200k.ts
- * `releaseTokenizer`), and `semantic` starts on the first, so the model's load and the first
- * embeddings never compete with the start or the first list, nor share the process with the tokenizer.
+ * `releaseTokenizer`), and once it has, `semantic` starts (the first time), so the model's load and
+ * the first embeddings never compete with the start or the first list, nor share the process with
+ * the tokenizer (docs/performance.md, "Memory").
  */
 function afterEachList(sink: TraceSink, semantic: SemanticEngine | undefined): TraceSink {
   return {
     record(event) {
       sink.record(event);
       if (event.event !== 'tools_advertised') return;
-      releaseTokenizer();
-      semantic?.start();
+      const released = releaseTokenizer();
+      if (semantic) void released.then(() => semantic.start());
     },
     close: () => sink.close(),
   };

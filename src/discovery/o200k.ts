@@ -67,12 +67,17 @@ function start(): Running {
   return { worker, port: port1, flag: new Int32Array(shared), idle };
 }
 
-function stop(): void {
-  if (!running) return;
+/** Ends the worker; resolves once its thread has exited (at once when none runs). Never rejects. */
+function stop(): Promise<void> {
+  if (!running) return Promise.resolve();
   clearTimeout(running.idle);
   running.port.close();
-  void running.worker.terminate();
+  const ended = running.worker.terminate().then(
+    () => undefined,
+    () => undefined,
+  );
   running = undefined;
+  return ended;
 }
 
 /** Asks the worker; blocks until it answers. @throws Error when it fails or does not answer within {@link COUNT_TIMEOUT_MS}. */
@@ -84,7 +89,7 @@ function ask<T>(request: { text: string; budget?: number }): T {
   const waited = Atomics.wait(worker.flag, 0, 0, COUNT_TIMEOUT_MS);
   const reply = receiveMessageOnPort(worker.port)?.message as { value: T } | { error: string } | undefined;
   if (reply === undefined || 'error' in reply) {
-    stop();
+    void stop();
     throw new Error(`the o200k tokenizer failed: ${reply?.error ?? (waited === 'timed-out' ? 'no answer' : 'no reply')}`);
   }
   return reply.value;
@@ -107,12 +112,12 @@ export function withinTokens(text: string, budget: number): boolean {
 
 /**
  * Ends the worker now instead of {@link IDLE_MS} after its last count; the next count starts it
- * again. Called once a tools/list has been answered: the manifests that answer needed are rendered
- * by then, and the ~50 MiB it holds are given back before the sentence encoder loads
- * (docs/performance.md, "Memory").
+ * again. Resolves once its thread has exited (at once when none runs); never rejects. Called once a
+ * tools/list has been answered: the manifests that answer needed are rendered by then, and the
+ * ~50 MiB it holds are given back before the sentence encoder loads (docs/performance.md, "Memory").
  */
-export function releaseTokenizer(): void {
-  stop();
+export function releaseTokenizer(): Promise<void> {
+  return stop();
 }
 
 /** Whether the tokenizer has been started in this process (for the lean-gateway test and bench). */
