@@ -182,6 +182,8 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   let rebuildTimer: NodeJS.Timeout | undefined;
   // Changes before the first shelf exists are already in what it is built from.
   let built = false;
+  // The shelf's code loads while the pool imports the connection code (with a first upstream).
+  const shelfCode = Promise.all([import('./build.js'), import('../discovery/hostRanker.js')]);
   const pool = await UpstreamPool.open(config.mcpServers, {
     baseDir: config.baseDir,
     logger,
@@ -217,7 +219,7 @@ export async function openShelf(initial: Config, logger: Logger, version: string
   const exitKill = (): void => pool.killNow();
   process.once('exit', exitKill);
   const starting = pool.start(cachedStartGate);
-  const [{ buildShelf, buildViewShelf, logShelfWarnings }, { loadHostRanker }] = await Promise.all([import('./build.js'), import('../discovery/hostRanker.js')]);
+  const [{ buildShelf, buildViewShelf, logShelfWarnings }, { loadHostRanker }] = await shelfCode;
   const hostRanker = config.discovery.ranker ? await loadHostRanker(config.discovery.ranker, config.baseDir) : undefined;
   if (hostRanker && !hostRanker.ok) logger.warn(`ranker: ${hostRanker.error}; tool_search uses BM25`);
   const close = async (): Promise<void> => {
