@@ -518,7 +518,7 @@ export class UpstreamConnection {
     const open = async (prior: PriorDiscovery | undefined): Promise<Client> => {
       const transport = candidate();
       const negotiation = negotiationFor(setting, isStdioShaped(transport), this.startTimeoutMs());
-      const client = newUpstreamClient(this.key, this.options.version, this.relay, (method) => this.ownerOfRequest(method), negotiation);
+      const client = newUpstreamClient(this.key, this.options.version, this.relay, (method) => this.ownerOfRequest(method), negotiation, (text) => withoutSecrets(text, this.secretList()));
       this.client = client;
       this.transport = transport;
       await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
