@@ -618,17 +618,29 @@ export class UpstreamConnection {
     return withoutSecrets(cleanText(text).text, this.secretList());
   }
 
+  /** An object key as a client may see it: {@link shown}, on one line. */
+  private shownKey(key: string): string {
+    return withoutSecrets(cleanText(key, { lines: false }).text, this.secretList());
+  }
+
   /**
    * `outcome` with its upstream text {@link shown}; for an `ok` one, the text of its content items
-   * (`text`, and an embedded resource's `text`), line breaks kept: the text a model reads is cleaned
-   * as every upstream string is (docs/security.md, "Clean text"). Binary content, `_meta` and
-   * `structuredContent` pass as they are. The same result object when nothing changed.
+   * (`text`, and an embedded resource's `text`), line breaks kept, and every string and key of its
+   * `structuredContent` and `_meta`: the text a model reads is cleaned as every upstream string is
+   * (docs/security.md, "Results"). Binary content passes as it is. The same result object when
+   * nothing changed; one nested too deeply to walk is refused as an upstream error.
    */
   private masked(outcome: CallOutcome): CallOutcome {
     if (outcome.kind === 'upstream_error') return { ...outcome, message: this.shown(outcome.message) };
     if (outcome.kind === 'unavailable') return { ...outcome, reason: this.shown(outcome.reason) };
     if (outcome.kind === 'ok') {
-      const result = shownResult(outcome.result, (text) => this.shown(text));
+      let result: Record<string, unknown>;
+      try {
+        result = shownResult(outcome.result, (text) => this.shown(text), (key) => this.shownKey(key));
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        return { kind: 'upstream_error', code: ProtocolErrorCode.InternalError, message: 'its result is nested too deeply to be checked' };
+      }
       return result === outcome.result ? outcome : { ...outcome, result };
     }
     return outcome;

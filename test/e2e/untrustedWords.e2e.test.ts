@@ -161,4 +161,20 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
       expect(JSON.stringify(params)).not.toContain(SECRET);
     }
   });
+
+  it.each(['legacy', 'modern'] as const)('%s: structuredContent and _meta have every string and key cleaned and masked at any depth, still valid for the outputSchema, by name and through call_tool', async (era) => {
+    const { client } = clients[era];
+    const clean = 'line one red \nkey <redacted>';
+    for (const result of [
+      await client.callTool({ name: 'untrusted__structured', arguments: {} }),
+      await client.callTool({ name: 'call_tool', arguments: { name: 'untrusted__structured', arguments: {} } }),
+    ]) {
+      expect(result.isError).not.toBe(true);
+      expect(result.structuredContent).toEqual({ note: clean, count: 3, nested: { key: [clean, true, null, 1.5] } });
+      expect(result._meta).toMatchObject({ 'example.com/trace': clean, x: { depth: [clean] } });
+      expect((result.content as unknown[])[1]).toEqual({ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' });
+      expect(JSON.stringify(result)).not.toContain(SECRET);
+      expect(JSON.stringify([result.structuredContent, result._meta])).not.toMatch(/\\u001b|\\u200b|[\u200b\u{e0000}-\u{e007f}]/u);
+    }
+  });
 });
