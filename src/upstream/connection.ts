@@ -19,7 +19,7 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { msUntilRetry, nextState, PENDING, startsOnUse, statusOf, type Lifecycle, type LifecycleEvent, type Transition } from './lifecycle.js';
-import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
+import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
@@ -182,7 +182,7 @@ export class UpstreamConnection {
       readyClient: () => (this.state.kind === 'ready' ? this.client : undefined),
       tools: () => this.tools,
       setTools: (tools) => {
-        this.tools = tools;
+        this.tools = this.maskedTools(tools);
         this.saveListing();
       },
       onToolsChanged: () => options.onToolsChanged(key),
@@ -245,7 +245,8 @@ export class UpstreamConnection {
   open(gate?: Promise<void>): Promise<void> {
     const cached = this.options.cache?.load(this.key, this.server);
     if (!cached) return this.start();
-    this.tools = cached.tools;
+    // A cache written before a credential was masked in the listing is masked on load.
+    this.tools = this.maskedTools(cached.tools);
     this.instructions = this.cleanInstructions(cached.instructions, false);
     this.cachedCapabilities = cached.capabilities;
     this.verdict = cachedVerdict(cached);
@@ -369,21 +370,24 @@ export class UpstreamConnection {
   }
 
   /**
-   * `text` (initialize instructions, from the upstream or the cache) cleaned; with `warn`, what was
-   * removed is logged once for this text (docs/security.md, "Clean text and fenced instructions").
+   * `text` (initialize instructions, from the upstream or the cache) cleaned and its credentials
+   * masked; with `warn`, what was removed is logged once for this text (docs/security.md, "Clean text
+   * and fenced instructions").
    */
   private cleanInstructions(text: string | undefined, warn: boolean): string | undefined {
     if (text === undefined) return undefined;
     const cleaned = cleanText(text);
     if (warn && removedTotal(cleaned.removed) > 0 && text !== this.rawInstructions) this.options.logger.warn(cleanedWarning(this.key, 'its instructions', cleaned.removed));
     if (warn) this.rawInstructions = text;
-    return cleaned.text;
+    return withoutSecrets(cleaned.text, this.secretList());
   }
 
   /** Writes the current listing to the cache (after a start or a re-list). */
   private saveListing(): void {
     const client = this.client;
-    const instructions = client?.getInstructions();
+    const given = client?.getInstructions();
+    // Masked as the tools are (cleaned on load, and on arrival before this): the cache must not keep a credential in clear.
+    const instructions = given === undefined ? undefined : withoutSecrets(given, this.secretList());
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
     this.listedLive = true;
@@ -488,7 +492,7 @@ export class UpstreamConnection {
         listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${this.said(error)}`));
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
-        this.tools = tools;
+        this.tools = this.maskedTools(tools);
         this.instructions = this.cleanInstructions(client.getInstructions(), true);
         return;
       } catch (error) {
@@ -616,6 +620,14 @@ export class UpstreamConnection {
    */
   private shown(text: string): string {
     return withoutSecrets(cleanText(text).text, this.secretList());
+  }
+
+  /**
+   * A listing with the credentials this upstream could echo masked in every declaration but its
+   * names (failure.ts `withoutSecretsInTools`): what the catalogue, the cache and the pins get.
+   */
+  private maskedTools(tools: readonly UpstreamTool[]): readonly UpstreamTool[] {
+    return withoutSecretsInTools(tools, this.secretList());
   }
 
   /** An object key as a client may see it: {@link shown}, on one line. */

@@ -7,6 +7,8 @@
  * the user attributed to its server and cleaned, and so is a sampling request posing as the user,
  * its credential masked. One HTTP gateway, a legacy and a 2026-07-28 client.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixture, startHttp, textOf, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
@@ -38,10 +40,13 @@ function asking(era: 'legacy' | 'modern'): { client: Client; asked: Asked[]; sam
 
 describe('an upstream’s words in errors, elicitations and tool declarations', () => {
   let gateway: HttpGateway;
+  /** The gateway's state folder (catalogue cache, pins): each test gets another one after this. */
+  let stateDir: string;
   const clients = { legacy: asking('legacy'), modern: asking('modern') };
 
   beforeAll(async () => {
     process.env.MY_SECRET_KEY = SECRET;
+    stateDir = process.env.TOOLSHELF_STATE_DIR!;
     const path = writeConfig({
       mcpServers: { untrusted: { command: 'node', args: [fixture('untrusted.mjs')], env: { API_KEY: '${MY_SECRET_KEY}' }, protocol: 'legacy', tools: { plain: { exposure: 'direct' } } } },
     });
@@ -176,5 +181,21 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
       expect(JSON.stringify(result)).not.toContain(SECRET);
       expect(JSON.stringify([result.structuredContent, result._meta])).not.toMatch(/\\u001b|\\u200b|[\u200b\u{e0000}-\u{e007f}]/u);
     }
+  });
+
+  it.each(['legacy', 'modern'] as const)('%s: a credential pasted into a tool’s description, title and schema is masked in tools/list, the manifest and tool_search, and kept in no state file', async (era) => {
+    const { client } = clients[era];
+    const listed = JSON.stringify((await client.listTools()).tools);
+    const searched = JSON.stringify(await client.callTool({ name: 'tool_search', arguments: { query: 'untrusted__keyed' } }));
+    expect(listed).toContain('untrusted__keyed'); // the manifest, in tool_search's description
+    expect(searched).toContain('Signs requests with <redacted> as its key.');
+    expect(searched).toContain('Defaults to <redacted>.');
+    for (const seen of [listed, client.getInstructions() ?? '', searched]) {
+      expect(seen).not.toContain(SECRET);
+      expect(seen).not.toContain('sk-test-9f8e');
+    }
+    const files = readdirSync(stateDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) expect(readFileSync(join(file.parentPath, file.name), 'utf8')).not.toContain('sk-test-9f8e');
   });
 });
