@@ -364,7 +364,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       createSession: (id, view) => makeSession(id, view),
       views: () => Object.keys(opened.config().views),
       onSessionClosed: (id) => sessions.delete(id),
-      modern: (req, res, body, view) => modernFor(view).serveHttp(req, res, body),
+      modern: (req, res, body, view, backlog) => modernFor(view).serveHttp(req, res, body, backlog),
       dashboard: dashboardRoutes({ source: dashboard, access: new DashboardAccess(options.token !== undefined, cookieName), logger, ...(options.token ? { token: options.token } : {}) }),
     }).catch(async (error: NodeJS.ErrnoException) => {
       watch?.close();
