@@ -195,7 +195,10 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
       expect(seen).not.toContain('sk-test-9f8e');
     }
     const files = readdirSync(stateDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
-    expect(files.length).toBeGreaterThan(0);
+    const folders = files.map((file) => file.parentPath);
+    // The catalogue cache and the pins are among them.
+    expect(folders.some((folder) => /[/\\]catalog$/.test(folder))).toBe(true);
+    expect(folders.some((folder) => /[/\\]pins[/\\]/.test(folder))).toBe(true);
     for (const file of files) expect(readFileSync(join(file.parentPath, file.name), 'utf8')).not.toContain('sk-test-9f8e');
   });
 });
