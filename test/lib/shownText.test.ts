@@ -45,4 +45,10 @@ describe('shownResult', () => {
     expect(Object.getOwnPropertyDescriptor(shown, '__proto__')?.value).toEqual({ polluted: 'yes' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it('throws RangeError for a structuredContent nested too deeply to walk (the connection answers it as the upstream error)', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200_000; i += 1) deep = [deep];
+    expect(() => shownResult({ content: [], structuredContent: { deep } }, show, showKey)).toThrow(RangeError);
+  });
 });
