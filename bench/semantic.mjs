@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crossValidate, foldOf, grid } from '../dist/discovery/calibrate.js';
 import { buildFloodGuard, candidateCount, diversify } from '../dist/discovery/diversify.js';
-import { summarise } from '../dist/discovery/metrics.js';
+import { groupsOf, recallAt, summarise } from '../dist/discovery/metrics.js';
 import { rankerCatalogueOf } from '../dist/discovery/hostRanker.js';
 import { rankTools } from '../dist/discovery/rank.js';
 import { buildSearchIndex } from '../dist/discovery/searchIndex.js';
@@ -118,6 +118,32 @@ export async function semanticQualityTables(sets) {
     return `${rows[0]?.set} ${f3(r)}`;
   });
   lines.push('', `Reciprocal-rank fusion (k = 60) for comparison, Recall@5: ${rrf.join(', ')}.`);
+  lines.push('', ...differingQueries(prepared.find((rows) => rows[0]?.set === 'livemcpbench') ?? []));
+  return lines;
+}
+
+/**
+ * The livemcpbench queries whose Recall@5 differs between BM25 and the fusion (α shipped), each
+ * with and without the per-server cap, and the relevant tools the cap held out of the fused top 5
+ * (in it without the cap, not with it): where the fusion and the cap lose and gain.
+ */
+function differingQueries(rows) {
+  const uncapped = (row) => ({ ...row, guard: { ...row.guard, enabled: false } });
+  const lines = [
+    'LiveMCPBench queries where the rankings differ (Recall@5; "no cap": the per-server cap off, as no tool_search ranks):',
+    '',
+    '| fold | query | BM25 no cap | BM25 | fused no cap | fused | relevant tools the cap held out of the fused top 5 |',
+    '|---|---|---:|---:|---:|---:|---|',
+  ];
+  for (const row of rows) {
+    const lists = [bm25Alone(uncapped(row), 10), bm25Alone(row, 10), fused(uncapped(row), DEFAULT_ALPHA, 10), fused(row, DEFAULT_ALPHA, 10)];
+    const recalls = lists.map((list) => recallAt(list, row.query, 5));
+    if (new Set(recalls).size === 1) continue;
+    const relevant = new Set(groupsOf(row.query).flat());
+    const held = lists[2].slice(0, 5).filter((name) => relevant.has(name) && !lists[3].slice(0, 5).includes(name));
+    const text = row.query.query.replace(/\s+/g, ' ').replace(/\|/g, '/');
+    lines.push(`| ${foldOf(row.query.id)} | ${text.length > 80 ? `${text.slice(0, 79)}…` : text} | ${recalls.map(f3).join(' | ')} | ${held.join(', ')} |`);
+  }
   return lines;
 }
 
