@@ -93,7 +93,7 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
       await client.callTool({ name: 'untrusted__leaky', arguments: {} }),
       await client.callTool({ name: 'call_tool', arguments: { name: 'untrusted__leaky', arguments: {} } }),
     ]) {
-      const [text, resource, image] = result.content as [{ text: string }, { resource: { text: string } }, { data: string }];
+      const [text, resource, image] = result.content as unknown as [{ text: string }, { resource: { text: string } }, { data: string }];
       for (const words of [text.text, resource.resource.text]) {
         expect(words).toBe('line one red \nkey <redacted>'); // the escape sequences go whole
         expect(words).not.toMatch(HIDDEN);
