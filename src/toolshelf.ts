@@ -27,9 +27,8 @@ import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './shelf/summary.js';
 import { viewTrace, type TraceSink } from './trace/events.js';
-import { SemanticEngine } from './discovery/semantic/engine.js';
-import { workerEmbedder, MODEL_ID } from './discovery/semantic/embedder.js';
-import { vectorCacheFile } from './discovery/semantic/vectorCache.js';
+import type { SemanticEngine } from './discovery/semantic/engine.js';
+import { processSemanticEngine } from './discovery/semantic/processEngine.js';
 import { Activity, teeTrace } from './dashboard/activity.js';
 import type { DashboardSource } from './dashboard/routes.js';
 import type { DashboardServer } from './dashboard/serve.js';
@@ -97,13 +96,6 @@ export interface Running {
  */
 export const CACHED_START_DELAY_MS = 500;
 
-/**
- * Environment variable that, set to `0`, keeps the sentence encoder out of this process whatever the
- * config says: tool_search ranks by BM25 alone, as with `discovery.semantic: false` (docs/search.md).
- * The test suite sets it, so only the tests of semantic ranking pay for the model.
- */
-export const SEMANTIC_ENV = 'TOOLSHELF_SEMANTIC';
-
 /** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
@@ -133,7 +125,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
   // The sentence encoder (docs/search.md): its worker and model load once the first tools/list is served.
-  const semantic = process.env[SEMANTIC_ENV] === '0' ? undefined : new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
+  const semantic = processSemanticEngine(process.env, logger, options.stateDir);
   const served = semantic ? startingOnFirstList(trace, semantic) : trace;
   const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,

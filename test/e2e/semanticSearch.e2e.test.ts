@@ -5,10 +5,11 @@
  * (`tool_searched.semantic`: used, no tool missing a vector), never for a fixed time; before it,
  * searches answer by BM25 and say so. Source: docs/search.md ("Semantic ranking").
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, serverEntry, startStdio, tempDir, writeConfig, type Connected } from '../helpers/gateway.js';
+import { cliPath, repoRoot, serverEntry, startStdio, tempDir, writeConfig, type Connected } from '../helpers/gateway.js';
 
 interface Searched {
   matched: string[];
@@ -94,12 +95,16 @@ describe.each([
 ])('semantic ranking on the bundled servers, keywords kept: $keywords', ({ keywords, requests }) => {
   let gateway: Connected;
   let trace: string;
+  let configPath: string;
+  let state: string;
 
   beforeAll(async () => {
     // The suite keeps the encoder off (test/helpers/stateDir.setup.ts); this file is about it.
     delete process.env.TOOLSHELF_SEMANTIC;
     const config = bundledConfig(keywords);
     trace = config.trace;
+    configPath = config.path;
+    state = process.env.TOOLSHELF_STATE_DIR!;
     gateway = await startStdio(config.path, ['--trace', trace]);
     await gateway.client.listTools();
     // The encoder starts after the first tools/list; wait until a search says every tool has its vector.
@@ -126,4 +131,18 @@ describe.each([
     expect(names.slice(0, within), `${query}: ${names.join(', ')}`).toContain(tool);
     expect(lastSearched(trace)).toMatchObject({ ranker: 'hybrid', semantic: { used: true, missing: 0 } });
   });
+
+  it('`toolshelf search` ranks with the encoder too, from the gateway\'s vector cache: the same answer as tool_search', async () => {
+    const [query] = requests[0]!;
+    const result = await gateway.client.callTool({ name: 'tool_search', arguments: { query } });
+    const run = spawnSync(process.execPath, [cliPath, 'search', '--config', configPath, '--json', query], {
+      encoding: 'utf8',
+      env: { ...process.env, TOOLSHELF_STATE_DIR: state },
+      timeout: 150_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(result.structuredContent);
+    const text = spawnSync(process.execPath, [cliPath, 'search', '--config', configPath, query], { encoding: 'utf8', env: { ...process.env, TOOLSHELF_STATE_DIR: state }, timeout: 150_000 });
+    expect(text.stdout.split('\n')[0]).toContain('(BM25 + sentence encoder;');
+  }, 320_000);
 });
