@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crossValidate, foldOf, grid } from '../dist/discovery/calibrate.js';
 import { buildFloodGuard, candidateCount, diversify } from '../dist/discovery/diversify.js';
-import { summarise } from '../dist/discovery/metrics.js';
+import { groupsOf, recallAt, summarise } from '../dist/discovery/metrics.js';
 import { rankerCatalogueOf } from '../dist/discovery/hostRanker.js';
 import { rankTools } from '../dist/discovery/rank.js';
 import { buildSearchIndex } from '../dist/discovery/searchIndex.js';
 import { judge } from '../dist/discovery/strength.js';
 import { clipText, MODEL_ID, workerEmbedder } from '../dist/discovery/semantic/embedder.js';
-import { SemanticEngine, toolText } from '../dist/discovery/semantic/engine.js';
+import { BATCH_SIZE, SemanticEngine, toolText } from '../dist/discovery/semantic/engine.js';
 import { cosines, DEFAULT_ALPHA, fuseRanking } from '../dist/discovery/semantic/fusion.js';
 import { readVectors, vectorKey, writeVectors } from '../dist/discovery/semantic/vectorCache.js';
 
@@ -118,6 +118,32 @@ export async function semanticQualityTables(sets) {
     return `${rows[0]?.set} ${f3(r)}`;
   });
   lines.push('', `Reciprocal-rank fusion (k = 60) for comparison, Recall@5: ${rrf.join(', ')}.`);
+  lines.push('', ...differingQueries(prepared.find((rows) => rows[0]?.set === 'livemcpbench') ?? []));
+  return lines;
+}
+
+/**
+ * The livemcpbench queries whose Recall@5 differs between BM25 and the fusion (α shipped), each
+ * with and without the per-server cap, and the relevant tools the cap held out of the fused top 5
+ * (in it without the cap, not with it): where the fusion and the cap lose and gain.
+ */
+function differingQueries(rows) {
+  const uncapped = (row) => ({ ...row, guard: { ...row.guard, enabled: false } });
+  const lines = [
+    'LiveMCPBench queries where the rankings differ (Recall@5; "no cap": the per-server cap off, as no tool_search ranks):',
+    '',
+    '| fold | query | BM25 no cap | BM25 | fused no cap | fused | relevant tools the cap held out of the fused top 5 |',
+    '|---|---|---:|---:|---:|---:|---|',
+  ];
+  for (const row of rows) {
+    const lists = [bm25Alone(uncapped(row), 10), bm25Alone(row, 10), fused(uncapped(row), DEFAULT_ALPHA, 10), fused(row, DEFAULT_ALPHA, 10)];
+    const recalls = lists.map((list) => recallAt(list, row.query, 5));
+    if (new Set(recalls).size === 1) continue;
+    const relevant = new Set(groupsOf(row.query).flat());
+    const held = lists[2].slice(0, 5).filter((name) => relevant.has(name) && !lists[3].slice(0, 5).includes(name));
+    const text = row.query.query.replace(/\s+/g, ' ').replace(/\|/g, '/');
+    lines.push(`| ${foldOf(row.query.id)} | ${text.length > 80 ? `${text.slice(0, 79)}…` : text} | ${recalls.map(f3).join(' | ')} | ${held.join(', ')} |`);
+  }
   return lines;
 }
 
@@ -161,9 +187,12 @@ export async function semanticCostTables(catalogue, queries, bundled, sizes) {
       await embedder.embed(['warm up'], 600_000);
       loadedRss = process.memoryUsage().rss;
       const cpu = process.cpuUsage();
-      const ms = await time(() => embedder.embed(fresh.slice(0, 32), 600_000));
+      // 32 tools in the gateway's own batches (engine.ts BATCH_SIZE), as its background embedding runs.
+      const ms = await time(async () => {
+        for (let at = 0; at < 32; at += BATCH_SIZE) await embedder.embed(fresh.slice(at, at + BATCH_SIZE), 600_000);
+      });
       const used = process.cpuUsage(cpu);
-      perTool = `${(ms / 32).toFixed(1)} ms per tool wall, ${((used.user + used.system) / 1000 / 32).toFixed(1)} ms CPU (batch of 32, texts cut at 300 characters)`;
+      perTool = `${(ms / 32).toFixed(1)} ms per tool wall, ${((used.user + used.system) / 1000 / 32).toFixed(1)} ms CPU (32 tools in the gateway's batches of ${BATCH_SIZE}, texts cut at 300 characters)`;
     }
     const vectors = await vectorsFor(texts, embedder);
     const file = join(dir, `v${size}.json`);

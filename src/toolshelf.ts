@@ -27,10 +27,9 @@ import { estimateTokens, jsonBytes } from './schema/measure.js';
 import { dropNullOptionals } from './schema/prepare.js';
 import type { StartSummary } from './shelf/summary.js';
 import { viewTrace, type TraceSink } from './trace/events.js';
-import { SemanticEngine } from './discovery/semantic/engine.js';
+import type { SemanticEngine } from './discovery/semantic/engine.js';
+import { processSemanticEngine } from './discovery/semantic/processEngine.js';
 import { releaseTokenizer } from './discovery/o200k.js';
-import { workerEmbedder, MODEL_ID } from './discovery/semantic/embedder.js';
-import { vectorCacheFile } from './discovery/semantic/vectorCache.js';
 import { Activity, teeTrace } from './dashboard/activity.js';
 import type { DashboardSource } from './dashboard/routes.js';
 import type { DashboardServer } from './dashboard/serve.js';
@@ -98,13 +97,6 @@ export interface Running {
  */
 export const CACHED_START_DELAY_MS = 500;
 
-/**
- * Environment variable that, set to `0`, keeps the sentence encoder out of this process whatever the
- * config says: tool_search ranks by BM25 alone, as with `discovery.semantic: false` (docs/search.md).
- * The test suite sets it, so only the tests of semantic ranking pay for the model.
- */
-export const SEMANTIC_ENV = 'TOOLSHELF_SEMANTIC';
-
 /** Starts upstreams in parallel, builds the shelf, and serves. Throws {@link StartupError} on refusal. */
 export async function startToolshelf(options: StartOptions): Promise<Running> {
   const { config, logger } = options;
@@ -134,7 +126,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
   let openGate: () => void = () => undefined;
   const cachedStartGate = new Promise<void>((resolve) => (openGate = resolve));
   // The sentence encoder (docs/search.md): its worker and model load once the first tools/list is served.
-  const semantic = process.env[SEMANTIC_ENV] === '0' ? undefined : new SemanticEngine({ embedder: workerEmbedder(), logger, ...(options.stateDir ? { cacheFile: vectorCacheFile(options.stateDir, MODEL_ID) } : {}) });
+  const semantic = processSemanticEngine(process.env, logger, options.stateDir);
   const served = afterEachList(trace, semantic);
   const opened = await openShelf(config, options.shelfLogger ?? logger, options.version, {
     cachedStartGate,
@@ -365,7 +357,7 @@ export async function startToolshelf(options: StartOptions): Promise<Running> {
       createSession: (id, view) => makeSession(id, view),
       views: () => Object.keys(opened.config().views),
       onSessionClosed: (id) => sessions.delete(id),
-      modern: (req, res, body, view) => modernFor(view).serveHttp(req, res, body),
+      modern: (req, res, body, view, backlog) => modernFor(view).serveHttp(req, res, body, backlog),
       dashboard: dashboardRoutes({ source: dashboard, access: new DashboardAccess(options.token !== undefined, cookieName), logger, ...(options.token ? { token: options.token } : {}) }),
     }).catch(async (error: NodeJS.ErrnoException) => {
       watch?.close();

@@ -25,7 +25,10 @@ export interface Catalogue {
   readonly entries: readonly CatalogEntry[];
   readonly direct: readonly CatalogEntry[];
   readonly deferred: readonly CatalogEntry[];
-  /** Counts per server key, hidden included. */
+  /**
+   * Counts per server key: `direct` and `deferred` count the tools served (a held or dropped tool is in
+   * no list, so in neither), `hidden` the tools its rules hid.
+   */
   readonly counts: ReadonlyMap<string, ExposureCounts>;
   /** Name clashes that involve a `prefix: false` server (docs/configuration.md), new in this snapshot. */
   readonly collisions: readonly NameCollision[];
@@ -84,8 +87,9 @@ export function buildCatalogue(
     counts.set(server, tally);
     for (const tool of tools) {
       const decision = decideExposure(tool.name, settings.tools, settings.exposure, config.exposure);
-      tally[decision.exposure] += 1;
-      if (decision.exposure !== 'hidden') visible.push({ server, tool, ...decision });
+      // A visible tool is counted once it is served (below): held and dropped ones are in no list.
+      if (decision.exposure === 'hidden') tally.hidden += 1;
+      else visible.push({ server, tool, ...decision });
     }
   }
   const naming = assignNames(
@@ -117,6 +121,8 @@ export function buildCatalogue(
       return;
     }
     if (removedTotal(shown.removed) > 0) cleaned.set(v.server, addRemoved(cleaned.get(v.server) ?? noneRemoved(), shown.removed));
+    const tally = counts.get(v.server);
+    if (tally) tally[v.exposure] += 1;
     entries.push({
       qualifiedName: naming.names[i] as string,
       server: v.server,
@@ -133,15 +139,11 @@ export function buildCatalogue(
 }
 
 /**
- * What server `server` serves, by exposure: `direct` and `deferred` count its entries (a held or
- * dropped tool is in no list, as the start-up totals count them), `hidden` the tools its rules hid.
- * What `inspect` and the dashboard show per server. Pure.
+ * What server `server` serves, by exposure ({@link Catalogue.counts}; all 0 for a server the
+ * catalogue has no listing of). What `inspect` and the dashboard show per server. Pure.
  */
 export function servedCounts(catalogue: Catalogue, server: string): ExposureCounts {
-  let direct = 0;
-  let deferred = 0;
-  for (const entry of catalogue.entries) if (entry.server === server) entry.exposure === 'direct' ? (direct += 1) : (deferred += 1);
-  return { direct, deferred, hidden: catalogue.counts.get(server)?.hidden ?? 0 };
+  return { ...(catalogue.counts.get(server) ?? { direct: 0, deferred: 0, hidden: 0 }) };
 }
 
 /**

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { parseConfig } from '../config/load.js';
 import { problemLine } from '../config/report.js';
 import { CLIENT_IDS, CLIENT_LABELS, clientFiles, defaultConfigPath, type ClientId } from '../init/clients.js';
-import { launchFor, planInit, type InitPlan } from '../init/plan.js';
+import { launchFor, npxLocalPackage, planInit, type InitPlan } from '../init/plan.js';
 import { isPlainObject } from '../lib/plainObject.js';
 import { referencedVariables } from '../share/paths.js';
 import { printableLine } from '../lib/printable.js';
@@ -110,7 +110,7 @@ export async function runInit(argv: string[], out: (line: string) => void): Prom
   const plan = planInit({
     files: files.map((f) => ({ file: f.file, text: typeof f.text === 'string' ? f.text : undefined })),
     existing: existingDoc,
-    launch: launchFor(CLI, process.execPath, VERSION, configPath),
+    launch: launchFor(CLI, process.execPath, VERSION, configPath, npxLocalPackage(process.env.npm_config_package, process.cwd())),
     projectDir,
     keepSecrets: values['keep-secrets'] === true,
   });

@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import { buildSearchIndex } from '../discovery/searchIndex.js';
+import type { SemanticEngine } from '../discovery/semantic/engine.js';
+import { processSemanticEngine } from '../discovery/semantic/processEngine.js';
 import { requiredSignature } from '../discovery/signature.js';
 import { parseSearchArgs } from '../gateway/bridgeTools.js';
 import { NAMED_NOTE, searchResult, summaryOf, type SearchAnswer } from '../gateway/searchAnswer.js';
@@ -94,9 +96,18 @@ function formatMatch(entry: CatalogEntry, rank: number, strong: boolean): string
   return [`${rank}. ${entry.qualifiedName}(${signature})`, ...lines.map((line) => `   ${line}`.trimEnd())];
 }
 
+/** How the search ranked: the ranker, the encoder's part and any fallback, for the header. */
+function rankedBy(outcome: SearchOutcome): string {
+  const ranker = outcome.ranker === 'host' ? 'host ranker' : 'BM25';
+  const { semantic } = outcome;
+  const encoder =
+    semantic === undefined ? '' : semantic.used ? ` + sentence encoder${semantic.missing > 0 ? ` (${semantic.missing} tools without a vector yet)` : ''}` : `; sentence encoder not used: ${semantic.reason ?? 'unknown'}`;
+  return `${ranker}${encoder}${outcome.fallback === undefined ? '' : `, host ranker not used: ${outcome.fallback}`}`;
+}
+
 /** Human-readable answer: a header naming the ranker (and any fallback), then the matches and tool_search's note. */
 function formatText(query: string, entries: readonly CatalogEntry[], outcome: SearchOutcome, strong: readonly string[]): string[] {
-  const how = `${outcome.ranker === 'host' ? 'host ranker' : 'BM25'}${outcome.fallback === undefined ? '' : `, host ranker not used: ${outcome.fallback}`}`;
+  const how = rankedBy(outcome);
   const { note } = searchResult(entries, query, strong).structuredContent as unknown as SearchAnswer;
   if (entries.length === 0) return [`0 matches (${how})`, note ?? ''];
   const header = `${entries.length} match${entries.length === 1 ? '' : 'es'} for "${query}" (${how}; ${strong.length} strong)`;
@@ -136,13 +147,30 @@ function directNote(names: readonly string[]): string | undefined {
   return `also matching, already in the client's tool list as direct (tool_search leaves direct tools out): ${names.join(', ')}`;
 }
 
+/**
+ * Longest the command waits for the encoder to embed the tools that have no cached vector, in ms
+ * (a start from the serving gateway's cache waits for none); past it the search ranks as tool_search
+ * does meanwhile, those tools by BM25 alone, and the header says how many.
+ */
+const VECTORS_WAIT_MS = 120_000;
+
+/** Resolves once `semantic` has a vector for every tracked tool, has failed, or {@link VECTORS_WAIT_MS} passed. */
+async function vectorsReady(semantic: SemanticEngine): Promise<void> {
+  semantic.start();
+  const until = Date.now() + VECTORS_WAIT_MS;
+  while (Date.now() < until && !['ready', 'failed'].includes(semantic.status().state)) await new Promise((r) => setTimeout(r, 50));
+}
+
 /** Opens the shelf, searches once, prints, closes. Upstreams are ended on every path. */
 async function searchOnce(config: Config, configPath: string, args: SearchArgs, request: { query: string; limit: number }, out: (line: string) => void): Promise<number> {
   const logger = createLogger(args.level);
+  const state = stateDir(process.env);
+  // The serving gateway's encoder and vector cache, so the ranking is tool_search's (docs/search.md).
+  const semantic = config.discovery.semantic ? processSemanticEngine(process.env, logger, state) : undefined;
   let opened: OpenShelf;
   try {
     // Held tools stay out of the answer as they would for a client; the pins are only read.
-    opened = await openShelf(config, logger, VERSION, { waitForEveryStart: true, pins: { stateDir: stateDir(process.env), configPath, write: false } });
+    opened = await openShelf(config, logger, VERSION, { waitForEveryStart: true, pins: { stateDir: state, configPath, write: false }, ...(semantic ? { semantic } : {}) });
   } catch (error) {
     logger.error(error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error)));
     return EXIT_FAILURE;
@@ -152,6 +180,7 @@ async function searchOnce(config: Config, configPath: string, args: SearchArgs, 
     if (nothing !== undefined) return logger.error(nothing), EXIT_FAILURE;
     const shelf = opened.current();
     for (const note of warnings(config, shelf, args.limit, request.limit)) logger.warn(note);
+    if (semantic) await vectorsReady(semantic);
     const outcome = await shelf.search(request.query, request.limit);
     // Exactly what dispatch does: catalogue names only, deferred only (docs/tools.md).
     const entries = outcome.matched.map((name) => shelf.catalogue.get(name)).filter((e): e is CatalogEntry => e?.exposure === 'deferred');

@@ -9,7 +9,7 @@ import { claimInstance, releaseInstance } from '../share/claim.js';
 import { instancePaths, instancePathsOf, type InstancePaths } from '../share/paths.js';
 import { relayToSharedInstance, type InstanceStart, type RelayEnd } from '../share/relay.js';
 import type { Logger } from '../trace/log.js';
-import { CLI_ENTRY, VERSION } from '../packageFiles.js';
+import { buildIdentity, CLI_ENTRY } from '../packageFiles.js';
 
 /**
  * How long a client waits for a new instance to listen, in ms: the gateway's own start-up wait for
@@ -31,7 +31,7 @@ export const INSTANCE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
  */
 export function sharedInstance(configFile: { path: string; text: string }, logLevel: string, trace: string | undefined): InstanceStart {
   const flags = ['--log-level', logLevel, ...(trace ? ['--trace', resolve(trace)] : [])];
-  const paths = instancePaths(configFile.path, configFile.text, flags, VERSION, process.env);
+  const paths = instancePaths(configFile.path, configFile.text, flags, buildIdentity(), process.env);
   return { paths, instanceArgs: [...INSTANCE_NODE_FLAGS, CLI_ENTRY, 'serve', '--config', configFile.path, ...flags, '--shared-instance', paths.socket], startWaitMs: INSTANCE_START_WAIT_MS };
 }
 

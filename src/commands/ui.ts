@@ -77,7 +77,10 @@ async function viaHttp(url: string, show: (url: string) => void, err: (text: str
   } catch (error) {
     return err(`toolshelf: no gateway answered at ${origin}: ${(error as Error).message}`), EXIT_FAILURE;
   }
-  if (response.status === 401) return err(`toolshelf: the gateway at ${origin} requires its token: set ${TOKEN_ENV}`), EXIT_FAILURE;
+  if (response.status === 401) {
+    const fix = token ? `refused the ${TOKEN_ENV} set here: set it to the token the gateway was started with` : `requires its token: set ${TOKEN_ENV}`;
+    return err(`toolshelf: the gateway at ${origin} ${fix}`), EXIT_FAILURE;
+  }
   const body = (await response.json().catch(() => undefined)) as { path?: unknown } | undefined;
   if (!response.ok || typeof body?.path !== 'string' || !body.path.startsWith('/')) {
     return err(`toolshelf: ${origin} serves no toolshelf dashboard (HTTP ${response.status})`), EXIT_FAILURE;

@@ -8,12 +8,14 @@
  *   is ranked after every other candidate, capped ones included (among exact names: after the
  *   other exact names), and never fills places past the cap.
  * - Cap: one upstream holds at most {@link CAPS} of the leading results (2 of the top 5, 3 of the
- *   top 10), unless the query names that server or one of its tools exactly. A capped tool that
+ *   top 10), unless the query names that server or one of its tools exactly, or says a word of its
+ *   server key specific to it (serverWords.ts). A capped tool that
  *   is not flooding waits until the other candidates run out, so a search that only one server can
  *   answer still gets a full answer.
  */
 import type { CatalogEntry } from '../catalog/types.js';
 import { floodedTools, type FloodReason } from './flooding.js';
+import { serverKeyWords, serversNamedByKeyWords } from './serverWords.js';
 
 /** Per-server cap: at most `most` tools of one server within the first `within` results. */
 export interface Cap {
@@ -43,6 +45,8 @@ export interface FloodGuard {
   readonly flooded: ReadonlyMap<string, FloodReason>;
   /** Lower-cased server keys and upstream / qualified tool names, to the servers they name. */
   readonly named: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Words of server keys specific to one server (serverWords.ts), to that server. */
+  readonly keyWords: ReadonlyMap<string, string>;
   /** When false the step only truncates (the bench's "before"). */
   readonly enabled: boolean;
 }
@@ -65,24 +69,29 @@ export function buildFloodGuard(entries: readonly CatalogEntry[], enabled = true
     }
   }
   let flooded: Map<string, FloodReason> | undefined;
+  let keyWords: Map<string, string> | undefined;
   return {
     serverOf: (name) => servers.get(name),
     get flooded() {
       return (flooded ??= floodedTools(entries));
     },
     named,
+    get keyWords() {
+      return (keyWords ??= serverKeyWords(entries));
+    },
     enabled,
   };
 }
 
 /**
- * Servers the query names exactly: a word of the query (split at whitespace, quotes and
- * punctuation other than `_ - .`) equal, case-insensitively, to a server key or to one of its
- * tools' qualified names, or upstream names that are identifiers rather than words ({@link compound}).
- * An upstream name two servers share names both.
+ * Servers the query names: a word of the query (split at whitespace, quotes and punctuation other
+ * than `_ - .`) equal, case-insensitively, to a server key or to one of its tools' qualified names,
+ * or upstream names that are identifiers rather than words ({@link compound}); or a word of the
+ * query equal to a word of a server key that is specific to that server (serverWords.ts: "Ant
+ * Design" names `Ant-Design-Components`). An upstream name two servers share names both.
  */
 export function namedServers(query: string, guard: FloodGuard): Set<string> {
-  const found = new Set<string>();
+  const found = serversNamedByKeyWords(query, guard.keyWords);
   for (const word of query.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u)) {
     const owners = guard.named.get(word.replace(/^[.-]+|[.-]+$/g, ''));
     if (owners !== undefined) for (const server of owners) found.add(server);

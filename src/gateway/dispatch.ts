@@ -136,8 +136,9 @@ async function callByName(
   const promote = entry.exposure === 'deferred' ? [entry.qualifiedName] : [];
   const verdict = ctx.admit(entry, args);
   if (!verdict.ok) {
+    // Promotion is for tools the model uses (docs/tools.md, "Calls"); a call the schema refuses did not run.
     traceCall(ctx, { name, entry, origin, started, isError: true, failure: 'invalid_arguments', args });
-    return { result: errorResult(verdict.text), promote };
+    return { result: errorResult(verdict.text), promote: [] };
   }
   // Through the bridge the client's per-tool approval saw only call_tool: risky tools are confirmed here (docs/security.md "Risky calls").
   if (via === 'bridge') {

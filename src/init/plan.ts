@@ -3,6 +3,7 @@
  * `servers.config.json`, what the merged config is and what each client file becomes (its imported
  * entries replaced by one `toolshelf` entry). Pure: the command reads and writes the files.
  */
+import { resolve } from 'node:path';
 import { stringify as stringifyToml } from 'smol-toml';
 import { isPlainObject } from '../lib/plainObject.js';
 import { CLIENT_LABELS, type ClientFile, type ClientId } from './clients.js';
@@ -146,10 +147,29 @@ export function rewriteClientFile(file: ClientFile, doc: Readonly<Record<string,
 
 /**
  * How each client is to start this toolshelf: `node` (this one, `execPath`) on this install's
- * `cliPath`, or `npx -y toolshelf@VERSION` when this install sits in npx's cache (`_npx`), which npm
- * may empty at any time. Pure.
+ * `cliPath`; or, when this install sits in npx's cache (`_npx`), which npm may empty at any time, npx
+ * again: on the same local tarball or folder when npx was given one (`localPackage`, absolute: see
+ * {@link npxLocalPackage}), else `toolshelf@VERSION` from the registry. Pure.
  */
-export function launchFor(cliPath: string, execPath: string, version: string, configPath: string): Launch {
-  if (/[\\/]_npx[\\/]/.test(cliPath)) return { command: 'npx', args: ['-y', `toolshelf@${version}`, '--config', configPath] };
-  return { command: execPath, args: [cliPath, '--config', configPath] };
+export function launchFor(cliPath: string, execPath: string, version: string, configPath: string, localPackage?: string): Launch {
+  if (!/[\\/]_npx[\\/]/.test(cliPath)) return { command: execPath, args: [cliPath, '--config', configPath] };
+  if (localPackage !== undefined) return { command: 'npx', args: ['-y', '--package', localPackage, 'toolshelf', '--config', configPath] };
+  return { command: 'npx', args: ['-y', `toolshelf@${version}`, '--config', configPath] };
+}
+
+/**
+ * The local tarball or folder npx was asked to run (`npx --package ./toolshelf-1.0.0.tgz toolshelf`),
+ * absolute, from the package specs npm hands the command (`npm_config_package`, one per line); undefined
+ * when it ran a registry spec (`toolshelf@1.0.0`) or none. A relative spec is taken from `cwd`, where
+ * npx resolved it. Without this a client entry for a build that is not published would look the name
+ * up on the npm registry (docs/init.md). Pure.
+ */
+export function npxLocalPackage(specs: string | undefined, cwd: string): string | undefined {
+  for (const spec of (specs ?? '').split('\n').map((s) => s.trim())) {
+    const path = spec.startsWith('file:') ? spec.slice('file:'.length) : spec;
+    const absolute = /^([\\/]|[A-Za-z]:[\\/])/.test(path);
+    if (absolute) return path;
+    if (/^\.{1,2}([\\/]|$)/.test(path) || /\.(tgz|tar\.gz)$/i.test(path)) return resolve(cwd, path);
+  }
+  return undefined;
 }

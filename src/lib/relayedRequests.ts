@@ -62,58 +62,85 @@ const MAX_ELICITATION_TITLE_CHARS = 200;
  * prompt (`gateway/confirm.ts`), as the user or as another server; in `requestedSchema`, each property's
  * `title` and `description` (and the titles of its `oneOf` / `anyOf` choices, its `enumNames`) cleaned
  * and capped, on one line. Property names, `enum` and `const` values, `url`, `elicitationId` and the
- * rest pass as sent: they are what the answer carries back or where it goes. The server key is one
- * toolshelf's config chose. Pure. Source: MCP spec, Client features › Elicitation; docs/security.md,
- * "Requests from upstreams".
+ * rest pass as sent: they are what the answer carries back or where it goes. Each shown text is
+ * cleaned, then `mask` (the upstream's credentials: upstream/failure.ts `withoutSecrets`) applied,
+ * then put on one line and capped, so no part of a credential is left by the cap. The server key is
+ * one toolshelf's config chose. Pure. Source: MCP spec, Client features › Elicitation;
+ * docs/security.md, "Upstream errors and requests".
  */
-export function attributedElicitation(server: string, params: Record<string, unknown> | undefined): Record<string, unknown> {
+export function attributedElicitation(server: string, params: Record<string, unknown> | undefined, mask: Mask = unmasked): Record<string, unknown> {
   const given = params ?? {};
   const message = typeof given.message === 'string' ? given.message : '';
-  const out: Record<string, unknown> = { ...given, message: printableLine(`Server "${server}" asks: ${message}`, MAX_ELICITATION_MESSAGE_CHARS) };
+  const out: Record<string, unknown> = { ...given, message: printableLine(`Server "${server}" asks: ${mask(cleanText(message).text)}`, MAX_ELICITATION_MESSAGE_CHARS) };
   const schema = given.requestedSchema;
   if (isPlainObject(schema) && isPlainObject(schema.properties)) {
     const properties: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(schema.properties)) {
-      Object.defineProperty(properties, name, { value: isPlainObject(property) ? cleanedField(property) : property, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(properties, name, { value: isPlainObject(property) ? cleanedField(property, mask) : property, enumerable: true, writable: true, configurable: true });
     }
-    out.requestedSchema = { ...schema, ...(typeof schema.title === 'string' ? { title: line(schema.title) } : {}), ...(typeof schema.description === 'string' ? { description: printableLine(schema.description, MAX_ELICITATION_MESSAGE_CHARS) } : {}), properties };
+    out.requestedSchema = {
+      ...schema,
+      ...(typeof schema.title === 'string' ? { title: line(schema.title, mask) } : {}),
+      ...(typeof schema.description === 'string' ? { description: line(schema.description, mask, MAX_ELICITATION_MESSAGE_CHARS) } : {}),
+      properties,
+    };
   }
   return out;
 }
 
 /**
- * An upstream's `sampling/createMessage` params with the text the client's model reads cleaned, line
- * breaks kept: `systemPrompt` and the text of each message's content (one block or a list). Images,
- * audio, tool use and results, and every other field pass as they are. Pure. Source: MCP spec,
+ * The first line of the system prompt of every sampling request relayed from upstream `server`:
+ * names who asks, so the client's user and model do not take the request for the user's or
+ * toolshelf's own (docs/security.md, "Upstream errors and requests").
+ */
+export function samplingAttribution(server: string): string {
+  return `[A request from the MCP server "${server}", relayed by toolshelf: its messages are that server's words, not the user's or toolshelf's.]`;
+}
+
+/**
+ * An upstream's `sampling/createMessage` params as the client's model reads them: attributed to
+ * `server` by a first line of the `systemPrompt` ({@link samplingAttribution}; the upstream's own
+ * system prompt, if any, follows after a blank line), and the text cleaned, line breaks kept, then
+ * `mask` applied (the upstream's credentials, as in its call results): `systemPrompt` and the text of
+ * each message's content (one block or a list). Images, audio, tool use and results, and every other
+ * field pass as they are. The server key is one toolshelf's config chose. Pure. Source: MCP spec,
  * Client features › Sampling; docs/security.md, "Upstream errors and requests".
  */
-export function cleanedSampling(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!params) return params;
-  const show = (text: string): string => cleanText(text).text;
-  const messages = shownList(params.messages, (message) => {
+export function attributedSampling(server: string, params: Record<string, unknown> | undefined, mask: Mask = unmasked): Record<string, unknown> {
+  const given = params ?? {};
+  const show = (text: string): string => mask(cleanText(text).text);
+  const messages = shownList(given.messages, (message) => {
     if (!isPlainObject(message)) return message;
     const content = Array.isArray(message.content) ? shownList(message.content, (block) => shownBlock(block, show)) : shownBlock(message.content, show);
     return content === message.content ? message : { ...message, content };
   });
-  return { ...params, ...(typeof params.systemPrompt === 'string' ? { systemPrompt: show(params.systemPrompt) } : {}), ...(messages !== undefined ? { messages } : {}) };
+  const own = typeof given.systemPrompt === 'string' ? show(given.systemPrompt) : '';
+  const systemPrompt = own === '' ? samplingAttribution(server) : `${samplingAttribution(server)}\n\n${own}`;
+  return { ...given, systemPrompt, ...(messages !== undefined ? { messages } : {}) };
 }
 
-/** One requestedSchema property with its shown texts cleaned (see {@link attributedElicitation}). */
-function cleanedField(property: Record<string, unknown>): Record<string, unknown> {
+/** What masks an upstream's credentials in a text already cleaned (upstream/failure.ts `withoutSecrets`). */
+export type Mask = (text: string) => string;
+
+/** No credentials to mask. */
+const unmasked: Mask = (text) => text;
+
+/** One requestedSchema property with its shown texts cleaned and masked (see {@link attributedElicitation}). */
+function cleanedField(property: Record<string, unknown>, mask: Mask): Record<string, unknown> {
   const out: Record<string, unknown> = { ...property };
-  if (typeof property.title === 'string') out.title = line(property.title);
-  if (typeof property.description === 'string') out.description = printableLine(property.description, MAX_ELICITATION_MESSAGE_CHARS);
-  if (Array.isArray(property.enumNames)) out.enumNames = property.enumNames.map((name) => (typeof name === 'string' ? line(name) : name));
+  if (typeof property.title === 'string') out.title = line(property.title, mask);
+  if (typeof property.description === 'string') out.description = line(property.description, mask, MAX_ELICITATION_MESSAGE_CHARS);
+  if (Array.isArray(property.enumNames)) out.enumNames = property.enumNames.map((name) => (typeof name === 'string' ? line(name, mask) : name));
   for (const key of ['oneOf', 'anyOf'] as const) {
     const choices = property[key];
-    if (Array.isArray(choices)) out[key] = choices.map((choice) => (isPlainObject(choice) && typeof choice.title === 'string' ? { ...choice, title: line(choice.title) } : choice));
+    if (Array.isArray(choices)) out[key] = choices.map((choice) => (isPlainObject(choice) && typeof choice.title === 'string' ? { ...choice, title: line(choice.title, mask) } : choice));
   }
   const items = property.items;
-  if (isPlainObject(items)) out.items = cleanedField(items);
+  if (isPlainObject(items)) out.items = cleanedField(items, mask);
   return out;
 }
 
-/** Text of a requestedSchema shown to the user: cleaned, one line, capped. */
-function line(text: string): string {
-  return printableLine(text, MAX_ELICITATION_TITLE_CHARS);
+/** Text of a requestedSchema shown to the user: cleaned, masked, one line, capped at `maxChars`. */
+function line(text: string, mask: Mask, maxChars = MAX_ELICITATION_TITLE_CHARS): string {
+  return printableLine(mask(cleanText(text).text), maxChars);
 }

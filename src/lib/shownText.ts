@@ -1,20 +1,52 @@
 /**
  * The text a client shows or hands its model in an upstream's answers and requests, with one
- * function applied to it: `tools/call` results, `resources/read`, `prompts/get` and
- * `completion/complete` answers (upstream/connection.ts cleans them and masks the upstream's
- * credentials) and sampling messages (relayedRequests.ts cleans them). Binary content and every other
- * field pass as they are; what is left unchanged is the same object. Pure. Source: docs/security.md,
- * "Results".
+ * function applied to it: `tools/call` results (their content's text, and every string and key of
+ * their `structuredContent` and `_meta`), `resources/read`, `prompts/get` and `completion/complete`
+ * answers (upstream/connection.ts cleans them and masks the upstream's credentials) and sampling
+ * messages (relayedRequests.ts). Binary content and every other field pass as they are; what is left
+ * unchanged is the same object. Pure. Source: docs/security.md, "Results".
  */
 import { isPlainObject } from './plainObject.js';
 
 /**
  * `result` (a `tools/call` result) with `show` applied to the text of each content item
- * ({@link shownBlock}). The same object when `show` changed none.
+ * ({@link shownBlock}), and to every string value of its `structuredContent` and `_meta` at any
+ * depth, their object keys given to `showKey` ({@link shownValue}). The same object when `show`
+ * changed none. @throws RangeError for a `structuredContent` or `_meta` nested too deeply to walk.
  */
-export function shownResult(result: Record<string, unknown>, show: (text: string) => string): Record<string, unknown> {
+export function shownResult(result: Record<string, unknown>, show: (text: string) => string, showKey: (key: string) => string = show): Record<string, unknown> {
   const content = shownList(result.content, (item) => shownBlock(item, show));
-  return content === result.content ? result : { ...result, content };
+  const structured = shownValue(result.structuredContent, show, showKey);
+  const meta = shownValue(result._meta, show, showKey);
+  if (content === result.content && structured === result.structuredContent && meta === result._meta) return result;
+  return { ...result, content, ...(structured !== undefined ? { structuredContent: structured } : {}), ...(meta !== undefined ? { _meta: meta } : {}) };
+}
+
+/**
+ * `value` (JSON) with `show` applied to every string in it and `showKey` to every object key, at any
+ * depth; numbers, booleans and null as they are. Two keys that come out the same keep the first
+ * (a later one would overwrite it unseen). The same value, and the same nested objects, where nothing
+ * changed, so a clean `structuredContent` keeps its exact bytes. @throws RangeError when nested too
+ * deeply for the stack.
+ */
+export function shownValue(value: unknown, show: (text: string) => string, showKey: (key: string) => string = show): unknown {
+  if (typeof value === 'string') return show(value);
+  if (Array.isArray(value)) return shownList(value, (item) => shownValue(item, show, showKey));
+  if (!isPlainObject(value)) return value;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const shownKey = showKey(key);
+    if (Object.hasOwn(out, shownKey)) {
+      changed = true;
+      continue;
+    }
+    const next = shownValue(item, show, showKey);
+    changed ||= next !== item || shownKey !== key;
+    // defineProperty: a `__proto__` key from JSON stays a plain own property.
+    Object.defineProperty(out, shownKey, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return changed ? out : value;
 }
 
 /**

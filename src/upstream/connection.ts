@@ -19,7 +19,7 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { msUntilRetry, nextState, PENDING, startsOnUse, statusOf, type Lifecycle, type LifecycleEvent, type Transition } from './lifecycle.js';
-import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets } from './failure.js';
+import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
@@ -183,7 +183,7 @@ export class UpstreamConnection {
       readyClient: () => (this.state.kind === 'ready' ? this.client : undefined),
       tools: () => this.tools,
       setTools: (tools) => {
-        this.tools = tools;
+        this.tools = this.maskedTools(tools);
         this.saveListing();
       },
       onToolsChanged: () => options.onToolsChanged(key),
@@ -246,7 +246,8 @@ export class UpstreamConnection {
   open(gate?: Promise<void>): Promise<void> {
     const cached = this.options.cache?.load(this.key, this.server);
     if (!cached) return this.start();
-    this.tools = cached.tools;
+    // A cache written before a credential was masked in the listing is masked on load.
+    this.tools = this.maskedTools(cached.tools);
     this.instructions = this.cleanInstructions(cached.instructions, false);
     this.cachedCapabilities = cached.capabilities;
     this.verdict = cachedVerdict(cached);
@@ -370,21 +371,24 @@ export class UpstreamConnection {
   }
 
   /**
-   * `text` (initialize instructions, from the upstream or the cache) cleaned; with `warn`, what was
-   * removed is logged once for this text (docs/security.md, "Clean text and fenced instructions").
+   * `text` (initialize instructions, from the upstream or the cache) cleaned and its credentials
+   * masked; with `warn`, what was removed is logged once for this text (docs/security.md, "Clean text
+   * and fenced instructions").
    */
   private cleanInstructions(text: string | undefined, warn: boolean): string | undefined {
     if (text === undefined) return undefined;
     const cleaned = cleanText(text);
     if (warn && removedTotal(cleaned.removed) > 0 && text !== this.rawInstructions) this.options.logger.warn(cleanedWarning(this.key, 'its instructions', cleaned.removed));
     if (warn) this.rawInstructions = text;
-    return cleaned.text;
+    return withoutSecrets(cleaned.text, this.secretList());
   }
 
   /** Writes the current listing to the cache (after a start or a re-list). */
   private saveListing(): void {
     const client = this.client;
-    const instructions = client?.getInstructions();
+    const given = client?.getInstructions();
+    // Masked as the tools are (cleaned on load, and on arrival before this): the cache must not keep a credential in clear.
+    const instructions = given === undefined ? undefined : withoutSecrets(given, this.secretList());
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
     this.listedLive = true;
@@ -489,7 +493,7 @@ export class UpstreamConnection {
         listenForChanges(client, () => this.client === client, (error) => this.options.logger.debug(`upstream "${this.key}": subscriptions/listen: ${this.said(error)}`));
         const tools = await this.relister.list(client, deadline);
         if (!this.isCurrent(generation)) throw new Error('the start was abandoned');
-        this.tools = tools;
+        this.tools = this.maskedTools(tools);
         this.instructions = this.cleanInstructions(client.getInstructions(), true);
         return;
       } catch (error) {
@@ -519,7 +523,7 @@ export class UpstreamConnection {
     const open = async (prior: PriorDiscovery | undefined): Promise<Client> => {
       const transport = candidate();
       const negotiation = negotiationFor(setting, isStdioShaped(transport), this.startTimeoutMs());
-      const client = newUpstreamClient(this.key, this.options.version, this.relay, (method) => this.ownerOfRequest(method), negotiation);
+      const client = newUpstreamClient(this.key, this.options.version, this.relay, (method) => this.ownerOfRequest(method), negotiation, (text) => withoutSecrets(text, this.secretList()));
       this.client = client;
       this.transport = transport;
       await client.connect(this.transport, { timeout: remaining(deadline), ...(prior ? { prior } : {}) });
@@ -620,16 +624,36 @@ export class UpstreamConnection {
   }
 
   /**
+   * A listing with the credentials this upstream could echo masked in every declaration but its
+   * names (failure.ts `withoutSecretsInTools`): what the catalogue, the cache and the pins get.
+   */
+  private maskedTools(tools: readonly UpstreamTool[]): readonly UpstreamTool[] {
+    return withoutSecretsInTools(tools, this.secretList());
+  }
+
+  /** An object key as a client may see it: {@link shown}, on one line. */
+  private shownKey(key: string): string {
+    return withoutSecrets(cleanText(key, { lines: false }).text, this.secretList());
+  }
+
+  /**
    * `outcome` with its upstream text {@link shown}; for an `ok` one, the text of its content items
-   * (`text`, and an embedded resource's `text`), line breaks kept: the text a model reads is cleaned
-   * as every upstream string is (docs/security.md, "Clean text"). Binary content, `_meta` and
-   * `structuredContent` pass as they are. The same result object when nothing changed.
+   * (`text`, and an embedded resource's `text`), line breaks kept, and every string and key of its
+   * `structuredContent` and `_meta`: the text a model reads is cleaned as every upstream string is
+   * (docs/security.md, "Results"). Binary content passes as it is. The same result object when
+   * nothing changed; one nested too deeply to walk is refused as an upstream error.
    */
   private masked(outcome: CallOutcome): CallOutcome {
     if (outcome.kind === 'upstream_error') return { ...outcome, message: this.shown(outcome.message) };
     if (outcome.kind === 'unavailable') return { ...outcome, reason: this.shown(outcome.reason) };
     if (outcome.kind === 'ok') {
-      const result = shownResult(outcome.result, (text) => this.shown(text));
+      let result: Record<string, unknown>;
+      try {
+        result = shownResult(outcome.result, (text) => this.shown(text), (key) => this.shownKey(key));
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        return { kind: 'upstream_error', code: ProtocolErrorCode.InternalError, message: 'its result is nested too deeply to be checked' };
+      }
       return result === outcome.result ? outcome : { ...outcome, result };
     }
     return outcome;

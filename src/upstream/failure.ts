@@ -5,6 +5,8 @@
  * Pure. Source: docs/robustness.md (a remote failure named neither the host nor the cause).
  */
 import { printableLine } from '../lib/printable.js';
+import { shownValue } from '../lib/shownText.js';
+import type { UpstreamTool } from '../catalog/types.js';
 
 /**
  * Longest failure description, in characters: an upstream's own error message (an initialize refused
@@ -151,4 +153,56 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('<redacted>');
   return out;
+}
+
+/**
+ * Characters cleaning removes one by one (`trust/clean.ts`: controls, zero-width, bidi and tag
+ * characters), any run of which may sit between a credential's characters to split it.
+ */
+const INVISIBLE_RUN = '(?:[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\u3164\\ufeff\\uffa0]|\\udb40[\\udc00-\\udc7f])*';
+
+/** The last secrets list and its pattern: a connection passes the same list until its entry changes. */
+let splitMemo: { readonly secrets: readonly string[]; readonly pattern: RegExp } | undefined;
+
+/**
+ * A pattern matching each of `secrets` (longest first), its characters possibly split by runs of
+ * invisible characters ({@link INVISIBLE_RUN}).
+ */
+function splitSecretPattern(secrets: readonly string[]): RegExp {
+  if (splitMemo?.secrets !== secrets) {
+    const each = secrets.map((secret) => [...secret].map((c) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join(INVISIBLE_RUN));
+    splitMemo = { secrets, pattern: new RegExp(each.join('|'), 'g') };
+  }
+  return splitMemo.pattern;
+}
+
+/**
+ * `tools` (an upstream's listing) with each of `secrets` replaced by `<redacted>` in every string and
+ * key of each declaration but its `name` (which routes calls), at any depth: a server that pastes its
+ * own token into a description or a schema must not hand it to a model, nor have it kept in the
+ * catalogue cache or a pin. A token split by invisible characters is masked whole, those characters
+ * with it; every other character stays as listed, so cleaning and the scanner still see what else
+ * the text hides. A string with no credential in it is left as listed, and so is the whole array when
+ * none has one. A declaration nested too deeply to walk is left as it is (the catalogue drops it:
+ * docs/robustness.md). Pure. Source: docs/security.md, "Upstream errors and requests".
+ */
+export function withoutSecretsInTools(tools: readonly UpstreamTool[], secrets: readonly string[]): readonly UpstreamTool[] {
+  if (secrets.length === 0) return tools;
+  const pattern = splitSecretPattern(secrets);
+  const mask = (text: string): string => text.replace(pattern, '<redacted>');
+  let changed = false;
+  const masked = tools.map((tool) => {
+    let shown: unknown;
+    try {
+      const { name, ...rest } = tool;
+      const restShown = shownValue(rest, mask);
+      shown = restShown === rest ? tool : { name, ...(restShown as object) };
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      shown = tool;
+    }
+    changed ||= shown !== tool;
+    return shown as UpstreamTool;
+  });
+  return changed ? masked : tools;
 }

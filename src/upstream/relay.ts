@@ -10,7 +10,7 @@
  * Source: MCP spec, Client features (Roots, Sampling, Elicitation); docs/tools.md, "Sampling, elicitation and roots".
  */
 import { Client, ProtocolError, ProtocolErrorCode, type ClientOptions } from '@modelcontextprotocol/client';
-import { attributedElicitation, cleanedSampling, noRoots, RELAYED, type RelayedMethod } from '../lib/relayedRequests.js';
+import { attributedElicitation, attributedSampling, noRoots, RELAYED, type Mask, type RelayedMethod } from '../lib/relayedRequests.js';
 import type { Owner } from './callRouting.js';
 import type { RequestOrigin } from './types.js';
 
@@ -38,7 +38,8 @@ const RELAYED_CAPABILITIES = Object.fromEntries(Object.values(RELAYED).map((capa
  * origin `owner(method)` names (read while the request is handled); when it names none, the upstream
  * gets -32600 with the reason. Without `relay`, it declares no capabilities. `versionNegotiation`
  * picks the era handshake (era.ts); on the modern era the same handlers answer an upstream's
- * `input_required` rounds, the SDK Client sending the answers back.
+ * `input_required` rounds, the SDK Client sending the answers back. `mask` hides the upstream's own
+ * credentials in the text of the requests it relays, as in its call results (connection.ts).
  */
 export function newUpstreamClient(
   key: string,
@@ -46,6 +47,7 @@ export function newUpstreamClient(
   relay: ServerRequestRelay | undefined,
   owner: (method: string) => Owner,
   versionNegotiation?: ClientOptions['versionNegotiation'],
+  mask?: Mask,
 ): Client {
   const client = new Client({ name: 'toolshelf', version }, { capabilities: relay ? RELAYED_CAPABILITIES : {}, ...(versionNegotiation ? { versionNegotiation } : {}) });
   if (!relay) return client;
@@ -57,9 +59,8 @@ export function newUpstreamClient(
       // On the modern era the handler answers one of an input_required result's requests, and its id is the upstream's key for it.
       const inputKey = client.getProtocolEra() === 'modern' && typeof ctx.mcpReq.id === 'string' ? ctx.mcpReq.id : undefined;
       const params = request.params as Record<string, unknown> | undefined;
-      // An elicitation is shown to the user as it is: attributed to its server and cleaned, so it cannot pose as toolshelf's own prompt;
-      // a sampling request's text goes to the client's model: cleaned (docs/security.md).
-      const shown = method === 'elicitation/create' ? attributedElicitation(key, params) : method === 'sampling/createMessage' ? cleanedSampling(params) : params;
+      // Both are attributed to their server, cleaned and masked, so neither can pose as toolshelf, the user or another server (docs/security.md).
+      const shown = method === 'elicitation/create' ? attributedElicitation(key, params, mask) : method === 'sampling/createMessage' ? attributedSampling(key, params, mask) : params;
       return relay(key, request.method, shown, ctx.mcpReq.signal, found.origin, inputKey) as never;
     });
   }

@@ -1,6 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue } from '../../src/catalog/build.js';
+import { buildCatalogue, servedCounts } from '../../src/catalog/build.js';
 import type { UpstreamTool } from '../../src/catalog/types.js';
 import { projectTool } from '../../src/schema/project.js';
 import { advertisedTools } from '../../src/gateway/toolList.js';
@@ -58,5 +58,18 @@ describe.skipIf(!hasShared)('catalogue and tools/list order on real catalogues',
     const list = advertisedTools(catalogue, [], { searchDescription: 'x', maxLimit: 20, callTool: true });
     expect(list.map((t) => t.name)).not.toContain('tool_search');
     expect(list).toHaveLength(load('playwright.json').length);
+  });
+});
+
+describe('counts', () => {
+  it('count served tools only: a held one is in neither direct nor deferred, and servedCounts reads the same', () => {
+    const config = configOf({ mcpServers: { s: { command: 'x', tools: { a: { exposure: 'direct' }, h: { exposure: 'hidden' } } } } });
+    const object = { type: 'object', properties: {} };
+    const tools: UpstreamTool[] = ['a', 'b', 'c', 'h', 'q'].map((name) => ({ name, description: `Tool ${name}.`, inputSchema: object }));
+    const catalogue = buildCatalogue(config, new Map([['s', tools]]), project, undefined, (_server, tool) => (tool === 'q' ? 'flagged' : undefined));
+    expect(catalogue.held.map((h) => h.upstreamName)).toEqual(['q']);
+    expect(catalogue.counts.get('s')).toEqual({ direct: 1, deferred: 2, hidden: 1 });
+    expect(servedCounts(catalogue, 's')).toEqual({ direct: 1, deferred: 2, hidden: 1 });
+    expect(servedCounts(catalogue, 'absent')).toEqual({ direct: 0, deferred: 0, hidden: 0 });
   });
 });

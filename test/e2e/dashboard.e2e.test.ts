@@ -92,6 +92,13 @@ describe('dashboard on an HTTP gateway with a token', () => {
     });
   });
 
+  it('with a wrong token, `toolshelf ui --url` says the token was refused and exits 1', async () => {
+    await expect(run(process.execPath, [cliPath, 'ui', '--url', gateway.url, '--no-open'], { env: { ...process.env, TOOLSHELF_TOKEN: 'wrong' } })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('refused the TOOLSHELF_TOKEN set here'),
+    });
+  });
+
   describe.skipIf(!CHROMIUM)('in a real browser', () => {
     let browser: Browser;
     const shots = process.env.TOOLSHELF_SCREENSHOTS ? resolve(process.env.TOOLSHELF_SCREENSHOTS) : tempDir('toolshelf-shots-');

@@ -129,6 +129,23 @@ describe('over Streamable HTTP', () => {
   });
   promotionSuite('http session', () => state);
 
+  it('a real-name call whose arguments break the inputSchema promotes nothing; a valid one then promotes the tool', async () => {
+    const client = await gateway.connect('client-bad-args');
+    const before = (await client.listTools()).tools.map((t) => t.name);
+    const changes = watchListChanged(client);
+    const bad = await client.callTool({ name: 'everything__get-sum', arguments: { a: 'two', b: 40 } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^Invalid arguments for everything__get-sum/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(changes.count()).toBe(0);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(before);
+    const arrived = changes.next();
+    const good = await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 40 } });
+    expect(good.isError).toBeFalsy();
+    await arrived;
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([...before, 'everything__get-sum']);
+  });
+
   it('two HTTP sessions promote independently', async () => {
     const a = await gateway.connect('client-a');
     const b = await gateway.connect('client-b');

@@ -1,14 +1,15 @@
 /**
- * Semantic ranking through the built CLI on the bundled config's real npm servers with their
- * hand-written keywords removed: everyday requests a model would send find the right tool first or
- * in the top 3 once every tool has its vector. The test waits for that state through the trace
+ * Semantic ranking through the built CLI on the bundled config's real npm servers, with their
+ * hand-written keywords removed and as shipped: everyday requests a model would send find the right
+ * tool first or in the top 3 once every tool has its vector. The test waits for that state through the trace
  * (`tool_searched.semantic`: used, no tool missing a vector), never for a fixed time; before it,
  * searches answer by BM25 and say so. Source: docs/search.md ("Semantic ranking").
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, serverEntry, startStdio, tempDir, writeConfig, type Connected } from '../helpers/gateway.js';
+import { cliPath, repoRoot, serverEntry, startStdio, tempDir, writeConfig, type Connected } from '../helpers/gateway.js';
 
 interface Searched {
   matched: string[];
@@ -16,8 +17,8 @@ interface Searched {
   semantic?: { used: boolean; missing: number; reason?: string };
 }
 
-/** servers.config.json with every `keywords` removed, absolute server paths, a temp sandbox and memory file, a trace file. */
-function bundledWithoutKeywords(): { path: string; trace: string } {
+/** servers.config.json (every `keywords` removed unless `keywords`), absolute server paths, a temp sandbox and memory file, a trace file. */
+function bundledConfig(keywords: boolean): { path: string; trace: string } {
   const dir = tempDir();
   const bundled = JSON.parse(readFileSync(join(repoRoot, 'servers.config.json'), 'utf8')) as {
     mcpServers: Record<string, { command: string; args?: string[]; env?: object; tools?: Record<string, { keywords?: string[] }> }>;
@@ -28,7 +29,7 @@ function bundledWithoutKeywords(): { path: string; trace: string } {
     const server = bundled.mcpServers[key]!;
     server.command = 'node';
     server.args = [serverEntry(pkg), ...(server.args ?? []).map((arg) => (arg === 'sandbox' ? dir : arg))];
-    for (const rule of Object.values(server.tools ?? {})) delete rule.keywords;
+    if (!keywords) for (const rule of Object.values(server.tools ?? {})) delete rule.keywords;
   }
   bundled.mcpServers.memory!.env = { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') };
   const trace = join(dir, 'trace.jsonl');
@@ -72,15 +73,38 @@ const REQUESTS: [query: string, tool: string, within: 1 | 3][] = [
   ['print the environment variables', 'everything__get-env', 3],
 ];
 
-describe('semantic ranking on the bundled servers without keywords', () => {
+/**
+ * The bundled config as shipped: its keywords must help the encoder, not pull a request to the
+ * wrong tool of a capped server (only two of memory's tools fit in the top 5).
+ */
+const SHIPPED_REQUESTS: [query: string, tool: string, within: 1 | 3][] = [
+  ['store a fact in the knowledge graph', 'memory__create_entities', 1],
+  ['remember that Alice likes tea', 'memory__create_entities', 3],
+  ['note that the meeting moved to Friday', 'memory__add_observations', 3],
+  ['what do you remember about Alice', 'memory__search_nodes', 1],
+  ['look up Bob', 'memory__search_nodes', 1],
+  ['what do you know', 'memory__read_graph', 1],
+  ['forget everything about Alice', 'memory__delete_entities', 1],
+  ['add two numbers', 'everything__get-sum', 1],
+  ['think through a problem step by step', 'thinking__sequentialthinking', 1],
+];
+
+describe.each([
+  { keywords: false, requests: REQUESTS },
+  { keywords: true, requests: SHIPPED_REQUESTS },
+])('semantic ranking on the bundled servers, keywords kept: $keywords', ({ keywords, requests }) => {
   let gateway: Connected;
   let trace: string;
+  let configPath: string;
+  let state: string;
 
   beforeAll(async () => {
     // The suite keeps the encoder off (test/helpers/stateDir.setup.ts); this file is about it.
     delete process.env.TOOLSHELF_SEMANTIC;
-    const config = bundledWithoutKeywords();
+    const config = bundledConfig(keywords);
     trace = config.trace;
+    configPath = config.path;
+    state = process.env.TOOLSHELF_STATE_DIR!;
     gateway = await startStdio(config.path, ['--trace', trace]);
     await gateway.client.listTools();
     // The encoder starts after the first tools/list; wait until a search says every tool has its vector.
@@ -99,7 +123,7 @@ describe('semantic ranking on the bundled servers without keywords', () => {
     await gateway?.close();
   });
 
-  it.each(REQUESTS)('"%s" → %s (within %i)', async (query, tool, within) => {
+  it.each(requests)('"%s" → %s (within %i)', async (query, tool, within) => {
     const result = await gateway.client.callTool({ name: 'tool_search', arguments: { query } });
     expect(result.isError).toBeFalsy();
     const answer = result.structuredContent as { tools: { name: string }[] };
@@ -107,4 +131,18 @@ describe('semantic ranking on the bundled servers without keywords', () => {
     expect(names.slice(0, within), `${query}: ${names.join(', ')}`).toContain(tool);
     expect(lastSearched(trace)).toMatchObject({ ranker: 'hybrid', semantic: { used: true, missing: 0 } });
   });
+
+  it('`toolshelf search` ranks with the encoder too, from the gateway\'s vector cache: the same answer as tool_search', async () => {
+    const [query] = requests[0]!;
+    const result = await gateway.client.callTool({ name: 'tool_search', arguments: { query } });
+    const run = spawnSync(process.execPath, [cliPath, 'search', '--config', configPath, '--json', query], {
+      encoding: 'utf8',
+      env: { ...process.env, TOOLSHELF_STATE_DIR: state },
+      timeout: 150_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(result.structuredContent);
+    const text = spawnSync(process.execPath, [cliPath, 'search', '--config', configPath, query], { encoding: 'utf8', env: { ...process.env, TOOLSHELF_STATE_DIR: state }, timeout: 150_000 });
+    expect(text.stdout.split('\n')[0]).toContain('(BM25 + sentence encoder;');
+  }, 320_000);
 });

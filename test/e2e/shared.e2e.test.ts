@@ -7,12 +7,12 @@
  * shared across tests or with the user.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { alive, sharedInstances, cliPath, descendants, fixture, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
+import { alive, sharedInstances, cliPath, descendants, fixture, repoRoot, startStdio, tempDir, textOf, waitFor, writeConfig, type Connected } from '../helpers/gateway.js';
 
 function setup(exposure: 'direct' | 'deferred' = 'direct') {
   const dir = tempDir();
@@ -40,8 +40,8 @@ function instanceLogs(): string {
 
 const open: Connected[] = [];
 const started: number[] = [];
-async function client(path: string, name = 'e2e-client'): Promise<Connected> {
-  const connected = await startStdio(path, ['--share'], name).catch((error: Error) => {
+async function client(path: string, name = 'e2e-client', cli = cliPath): Promise<Connected> {
+  const connected = await startStdio(path, ['--share'], name, cli).catch((error: Error) => {
     throw new Error(`${name} could not connect: ${error.message}\n${instanceLogs()}`);
   });
   open.push(connected);
@@ -92,6 +92,26 @@ describe('shared upstreams', () => {
     // The relays are this test's children; the instance and the upstream are not.
     expect(sharedInstances()[0]).not.toBe(a.pid);
     expect(sharedInstances()[0]).not.toBe(b.pid);
+  });
+
+  it('gives a client of another install, or of a rebuilt one, an instance of its own code', async () => {
+    const { path } = setup();
+    // A second install of the same version: its own dist/, package.json and schema, the same dependencies.
+    const install = tempDir();
+    cpSync(join(repoRoot, 'dist'), join(install, 'dist'), { recursive: true });
+    for (const file of ['package.json', 'config.schema.json']) cpSync(join(repoRoot, file), join(install, file));
+    symlinkSync(join(repoRoot, 'node_modules'), join(install, 'node_modules'));
+    const other = join(install, 'dist', 'cli.js');
+    const a = await client(path, 'this-install');
+    const b = await client(path, 'other-install', other);
+    expect(await names(a)).toEqual(await names(b));
+    expect(sharedInstances()).toHaveLength(2);
+    // The other install rebuilt: a new client gets the new build, not the running instance.
+    const later = new Date(statSync(other).mtimeMs + 60_000);
+    utimesSync(other, later, later);
+    const c = await client(path, 'rebuilt-install', other);
+    await names(c);
+    expect(sharedInstances()).toHaveLength(3);
   });
 
   it('keeps promotions per client', async () => {

@@ -64,14 +64,14 @@ export interface Connected {
 }
 
 /**
- * Starts `dist/cli.js --config <path>` over stdio and connects a Client named `clientName`. The
- * gateway serves from its own process (tests set TOOLSHELF_SHARE=0) unless `args` holds `--share`:
- * tests of one gateway per client stay exactly that, and sharing is tested where asked.
+ * Starts `dist/cli.js --config <path>` (or another install's `cli`) over stdio and connects a Client
+ * named `clientName`. The gateway serves from its own process (tests set TOOLSHELF_SHARE=0) unless
+ * `args` holds `--share`: tests of one gateway per client stay exactly that, and sharing is tested where asked.
  */
-export async function startStdio(configPath: string, args: string[] = [], clientName = 'e2e-client'): Promise<Connected> {
+export async function startStdio(configPath: string, args: string[] = [], clientName = 'e2e-client', cli = cliPath): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cliPath, '--config', configPath, ...args],
+    args: [cli, '--config', configPath, ...args],
     stderr: 'pipe',
     env: { ...process.env } as Record<string, string>,
   });

@@ -9,7 +9,7 @@ import { appConfigDir, clientFiles, defaultConfigPath, type ClientFile } from '.
 import { convertEntry, isToolshelfEntry } from '../../src/init/entries.js';
 import { defaultUnsetReferences, mergeEntries, moveSecrets } from '../../src/init/merge.js';
 import { jsoncToJson, parseClientFile } from '../../src/init/parse.js';
-import { launchFor, planInit, toolshelfEntry } from '../../src/init/plan.js';
+import { launchFor, npxLocalPackage, planInit, toolshelfEntry } from '../../src/init/plan.js';
 
 const byClient = (files: ClientFile[]) => files.map((f) => `${f.client}:${f.scope} ${f.path}`);
 
@@ -182,6 +182,23 @@ describe('the plan and the rewritten files', () => {
     expect(launchFor('/opt/toolshelf/dist/cli.js', '/usr/bin/node', '1.2.0', '/c.json')).toEqual({ command: '/usr/bin/node', args: ['/opt/toolshelf/dist/cli.js', '--config', '/c.json'] });
     expect(launchFor('/home/u/.npm/_npx/ab12/node_modules/toolshelf/dist/cli.js', '/usr/bin/node', '1.2.0', '/c.json')).toEqual({ command: 'npx', args: ['-y', 'toolshelf@1.2.0', '--config', '/c.json'] });
     expect(launchFor('C:\\Users\\u\\AppData\\Local\\npm-cache\\_npx\\ab\\node_modules\\toolshelf\\dist\\cli.js', 'node.exe', '1.2.0', 'C:\\c.json').command).toBe('npx');
+  });
+
+  it('runs npx on the same local tarball when npx was given one, so an unpublished build is never looked up on the registry', () => {
+    const cached = '/home/u/.npm/_npx/ab12/node_modules/toolshelf/dist/cli.js';
+    expect(launchFor(cached, '/usr/bin/node', '0.1.0', '/c.json', '/tmp/packt/toolshelf-0.1.0.tgz')).toEqual({
+      command: 'npx',
+      args: ['-y', '--package', '/tmp/packt/toolshelf-0.1.0.tgz', 'toolshelf', '--config', '/c.json'],
+    });
+    // Not from npx's cache: this install's node and cli.js, whatever npx was given.
+    expect(launchFor('/opt/toolshelf/dist/cli.js', '/usr/bin/node', '0.1.0', '/c.json', '/tmp/t.tgz').command).toBe('/usr/bin/node');
+    expect(npxLocalPackage('/tmp/packt/toolshelf-0.1.0.tgz', '/home/u')).toBe('/tmp/packt/toolshelf-0.1.0.tgz');
+    expect(npxLocalPackage('./toolshelf-0.1.0.tgz', '/home/u')).toBe('/home/u/toolshelf-0.1.0.tgz');
+    expect(npxLocalPackage('toolshelf-0.1.0.tgz', '/home/u')).toBe('/home/u/toolshelf-0.1.0.tgz');
+    expect(npxLocalPackage('file:../toolshelf', '/home/u/x')).toBe('/home/u/toolshelf');
+    expect(npxLocalPackage('toolshelf@0.1.0', '/home/u')).toBeUndefined();
+    expect(npxLocalPackage('toolshelf', '/home/u')).toBeUndefined();
+    expect(npxLocalPackage(undefined, '/home/u')).toBeUndefined();
   });
 
   it('gives Claude Code alwaysLoad and a type, VS Code a type, the rest the plain entry', () => {

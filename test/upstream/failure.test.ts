@@ -3,7 +3,7 @@
  * port, never the URL's path, query or credentials. Source: docs/robustness.md.
  */
 import { describe, expect, it } from 'vitest';
-import { argumentValues, causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets } from '../../src/upstream/failure.js';
+import { argumentValues, causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools } from '../../src/upstream/failure.js';
 
 /** What Node 20's fetch throws for a refused connection: the reason is only in `cause`. */
 const refused = (port: number): TypeError =>
@@ -89,5 +89,45 @@ describe('credentials a stdio upstream echoes on stderr', () => {
     expect(withoutSecrets('401: key sk-arg-4e4e4e4e, token tok-arg-5f5f5f, gh ghp-arg-6a6a6a on port 8080 in ./sandbox-folder', secrets)).toBe(
       '401: key <redacted>, token <redacted>, gh <redacted> on port 8080 in ./sandbox-folder',
     );
+  });
+});
+
+describe('credentials pasted into a tool declaration', () => {
+  const key = 'sk-live-4f3e2d1c0b9a8877';
+  const tag = String.fromCodePoint(0xe0041);
+
+  it('are masked in every string and key but the name, a split one whole; other hidden characters stay for cleaning and the scanner', () => {
+    const tools = [
+      {
+        name: `use_${key}`,
+        description: `Signs with ${key}. Or sk-live-4f3e\u200b2d1c0b9a\u202e8877.${tag}`,
+        inputSchema: { type: 'object', properties: { [key]: { type: 'string', default: key, enum: ['a', `x${key}`] } } },
+        annotations: { title: `Key ${key}` },
+      },
+    ];
+    expect(withoutSecretsInTools(tools, [key])).toEqual([
+      {
+        name: `use_${key}`,
+        description: `Signs with <redacted>. Or <redacted>.${tag}`,
+        inputSchema: { type: 'object', properties: { '<redacted>': { type: 'string', default: '<redacted>', enum: ['a', 'x<redacted>'] } } },
+        annotations: { title: 'Key <redacted>' },
+      },
+    ]);
+  });
+
+  it('leave a listing with none the same array, and a clean tool the same object', () => {
+    const clean = { name: 'a', description: 'Plain.', inputSchema: { type: 'object' } };
+    const tools = [clean];
+    expect(withoutSecretsInTools(tools, [key])).toBe(tools);
+    expect(withoutSecretsInTools(tools, [])).toBe(tools);
+    const mixed = withoutSecretsInTools([clean, { ...clean, name: 'b', description: `k ${key}` }], [key]);
+    expect(mixed[0]).toBe(clean);
+    expect(mixed[1]!.description).toBe('k <redacted>');
+  });
+
+  it('escape a credential’s regular-expression characters', () => {
+    const odd = 'p4ss.w*rd+(x)[1]';
+    const tools = [{ name: 'a', description: `Use ${odd} or p4ssXw*rd+(x)[1]`, inputSchema: { type: 'object' } }];
+    expect(withoutSecretsInTools(tools, [odd])[0]!.description).toBe('Use <redacted> or p4ssXw*rd+(x)[1]');
   });
 });

@@ -11,12 +11,14 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo, Socket } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
-import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { isInitializeRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage, type WebStandardStreamableHTTPServerTransportOptions } from '@modelcontextprotocol/server';
 import type { Logger } from '../../trace/log.js';
+import { UnreadBacklog, unreadRefusal } from './backlog.js';
 import { allowedHostnames, clientUrl, hostOfHeader, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from '../legacy/session.js';
 import { MAX_SESSIONS } from '../sessionOptions.js';
+import { MAX_PENDING_OUTPUT_BYTES } from './stdio.js';
 import { unknownViewText } from './views.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
 
@@ -88,7 +90,7 @@ export interface HttpOptions {
    * Serves a modern (2026-07-28) request, resolving false for a legacy one (docs/protocol-eras.md):
    * modern requests have no session and are answered before the session logic.
    */
-  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | undefined) => Promise<boolean>;
+  readonly modern?: (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | undefined, backlog: UnreadBacklog) => Promise<boolean>;
   /**
    * Serves a path other than `/mcp` (the dashboard, docs/dashboard.md) after the Host and Origin checks,
    * resolving false for one it does not know (404). The dashboard asks for its own sessions: a browser
@@ -114,6 +116,8 @@ interface Live {
   /** The view it was opened on: its id is unknown at any other path. */
   readonly view: string | undefined;
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** What waits unread for it in its open responses (backlog.ts). */
+  readonly backlog: UnreadBacklog;
   /** When its last request arrived (ms since epoch): the least recent idle one is evicted first. */
   lastSeen: number;
   /** HTTP responses of this session not yet closed. */
@@ -211,13 +215,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     // The request's own id when it can be read (JSON-RPC 2.0 §5).
     if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
-    if (options.modern && (await options.modern(req, res, body, view))) return;
+    if (options.modern && (await options.modern(req, res, body, view, connectionBacklog(req)))) return;
   }
   if (sessionId) {
     const found = live.get(sessionId);
     if (!found || found.view !== view) return reply(res, 404, -32001, 'Session not found');
     found.lastSeen = Date.now();
     found.open += 1;
+    found.backlog.track(res);
     // Idle time counts from the end of its last exchange (a GET stream held for an hour included).
     res.once('close', () => {
       found.open -= 1;
@@ -266,10 +271,16 @@ function evictIdle(live: Map<string, Live>, logger: Logger): boolean {
 async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>, view: string | undefined): Promise<void> {
   const id = randomUUID();
   const session = options.createSession(id, view);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => id,
-    onsessioninitialized: () => void live.set(id, { session, view, transport, lastSeen: Date.now(), open: 0 }),
-  });
+  const backlog = new UnreadBacklog();
+  backlog.track(res);
+  const transport = new BoundedHttpTransport(
+    {
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => void live.set(id, { session, view, transport, backlog, lastSeen: Date.now(), open: 0 }),
+    },
+    backlog,
+    (reason) => options.logger.warn(`http: session ${id}: ${reason}`),
+  );
   transport.onclose = () => {
     live.delete(id);
     options.onSessionClosed(id);
@@ -279,6 +290,54 @@ async function startSession(req: IncomingMessage, res: ServerResponse, body: unk
   await forward(transport, req, res, body);
   // A refused initialize (e.g. batched with other messages) leaves no session: end this one now.
   if (transport.sessionId === undefined) await transport.close();
+}
+
+/** The backlog of each connection, for 2026-07-28 requests (they have no session). */
+const connectionBacklogs = new WeakMap<Socket, UnreadBacklog>();
+
+/** What waits unread on `req`'s connection (backlog.ts); `req`'s response is counted in it. */
+function connectionBacklog(req: IncomingMessage): UnreadBacklog {
+  let backlog = connectionBacklogs.get(req.socket);
+  if (!backlog) connectionBacklogs.set(req.socket, (backlog = new UnreadBacklog()));
+  return backlog;
+}
+
+/**
+ * The SDK's Streamable HTTP transport for one legacy session, bounded as the stdio front is: while
+ * more than {@link MAX_PENDING_OUTPUT_BYTES} wait unread in the session's open responses ({@link UnreadBacklog}),
+ * an answer becomes a short -32603 error under its request's id and a request to the client
+ * (sampling, elicitation) is refused to the upstream, so a client that sends calls and reads none of
+ * their answers cannot grow the process past about that much. `warn` is told once when this starts and
+ * once when the client has read its backlog (docs/robustness.md).
+ */
+class BoundedHttpTransport extends WebStandardStreamableHTTPServerTransport {
+  /** Messages replaced or refused since the backlog went over the limit; undefined while under it. */
+  private refused: number | undefined;
+
+  constructor(
+    options: WebStandardStreamableHTTPServerTransportOptions,
+    private readonly backlog: UnreadBacklog,
+    private readonly warn: (reason: string) => void,
+  ) {
+    super(options);
+  }
+
+  override send(message: JSONRPCMessage, options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1]): Promise<void> {
+    const over = this.backlog.over(MAX_PENDING_OUTPUT_BYTES);
+    if (!over && this.refused !== undefined) {
+      this.warn(`the client reads again; ${this.refused} message(s) to it were replaced by an error while it did not`);
+      this.refused = undefined;
+    }
+    if (!over || !('id' in message)) return super.send(message, options);
+    const refusal = unreadRefusal(MAX_PENDING_OUTPUT_BYTES);
+    if (this.refused === undefined) {
+      this.warn(`the client is not reading: over ${(MAX_PENDING_OUTPUT_BYTES / (1024 * 1024)).toFixed(0)} MiB wait for it, so answers to it are replaced by an error until it reads again`);
+      this.refused = 0;
+    }
+    this.refused += 1;
+    if ('method' in message) return Promise.reject(new Error(refusal));
+    return super.send({ jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InternalError, message: refusal } } as JSONRPCMessage, options);
+  }
 }
 
 /** Hands one HTTP exchange to the SDK transport and streams its answer back. */

@@ -12,6 +12,7 @@ import { Transform, type Readable, type TransformCallback, type Writable } from 
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { unreadRefusal } from './backlog.js';
 import { CallLane, type LaneTarget } from './callLane.js';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import { nextDrain } from '../../lib/drain.js';
@@ -229,7 +230,7 @@ export class BoundedStdioTransport extends StdioServerTransport {
       this.refused = 0;
     }
     this.refused += 1;
-    return `Not sent: over ${limit} of earlier output wait unread for this client; read it, then retry`;
+    return unreadRefusal(MAX_PENDING_OUTPUT_BYTES);
   }
 }
 

@@ -13,6 +13,9 @@ import { SEARCHES_MCP_TOOLS } from '../clients.js';
 import { MAX_SESSIONS } from '../sessionOptions.js';
 import { clientUri } from '../passthrough.js';
 import { sendWebResponse, webRequest } from '../fronts/webBridge.js';
+import { unreadRefusal, type UnreadBacklog } from '../fronts/backlog.js';
+import { errorResponse, readableId } from '../fronts/invalidMessage.js';
+import { MAX_PENDING_OUTPUT_BYTES } from '../fronts/stdio.js';
 import { HeldCalls } from './callRounds.js';
 import { holdUris, listenRequest, StdioListens, withResourceSubscriptions } from './listens.js';
 import { modernTools } from '../toolList.js';
@@ -25,9 +28,11 @@ import { textDigest } from '../../lib/hash.js';
 export interface ModernFront {
   /**
    * Serves one HTTP exchange whose parsed JSON `body` is a modern request; resolves false, having
-   * written nothing, when the SDK classifies it legacy (left to the session front).
+   * written nothing, when the SDK classifies it legacy (left to the session front). `backlog` is what
+   * waits unread on its connection: while over `MAX_PENDING_OUTPUT_BYTES`, the answer is a short
+   * -32603 error under the request's id instead (docs/robustness.md).
    */
-  serveHttp(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>;
+  serveHttp(req: IncomingMessage, res: ServerResponse, body: unknown, backlog?: UnreadBacklog): Promise<boolean>;
   /**
    * The modern side of one stdio connection: `server()` for serveStdio's factory (modern arm), and
    * `observe` for every inbound message and `close` at its end, so the resource URIs it listens to
@@ -86,9 +91,10 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>, ma
   let connections = 0;
   let openListens = 0;
   return {
-    async serveHttp(req, res, body) {
+    async serveHttp(req, res, body, backlog) {
       const request = webRequest(req, res);
       if (await isLegacyRequest(request, body)) return false;
+      backlog?.track(res);
       if (!isJsonContentType(request.headers.get('content-type'))) {
         res.writeHead(415, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' }, id: null }));
@@ -116,7 +122,15 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>, ma
           if (gone) upstream().release(holder);
         }
       }
-      await sendWebResponse(await http().fetch(request, { parsedBody: body }), res);
+      const response = await http().fetch(request, { parsedBody: body });
+      if (backlog?.over(MAX_PENDING_OUTPUT_BYTES)) {
+        // Its answer would wait behind what the client has not read: a short error takes its place.
+        void response.body?.cancel().catch(() => undefined);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(errorResponse(readableId(body), -32603, unreadRefusal(MAX_PENDING_OUTPUT_BYTES))));
+        return true;
+      }
+      await sendWebResponse(response, res);
       return true;
     },
     stdioConnection() {
