@@ -185,14 +185,19 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * A markdown image `![alt](url)` (alt text over lines and with brackets inside, as CommonMark renders
  * it) or `![alt][label]`, or an HTML or SVG element that fetches what it names when shown (`src`,
- * `srcset`, `href` of `<image>`, `poster`, `background`), or a CSS `url(…)`: its URL or label is group 1.
+ * `srcset`, `href` of `<image>`, `poster`, `background`), or a CSS `url(…)`. Groups: 1 alt text, 2 URL,
+ * 3 reference label, 4 and 5 URL.
  */
 const IMAGE =
-  /!\[[\s\S]{0,1000}?\]\(\s*<?([^)\s>]+)|!\[[^\]\n]{0,1000}\]\[([^\]\n]*)\]|<(?:img|image|source|video|audio|input|picture|object|embed|iframe|body|table|td)\b[^>]{0,1000}?\b(?:src|srcset|href|xlink:href|poster|background|data)\s*=\s*["']?([^"'\s>]+)|\burl\(\s*["']?([^"')\s]+)/gi;
-/** A markdown link `[text](url)` (not an image) or an autolink `<https://…>`: its URL is group 1 or 2. */
-const LINK = /(?<!!)\[[\s\S]{0,1000}?\]\(\s*<?([^)\s>]+)|<([a-z][a-z0-9+.-]*:\/\/[^>\s]+)>/gi;
+  /!\[((?:[^[\]\n]|\[[^[\]\n]{0,200}\]|\n(?!\n)){0,1000})\](?:\(\s*<?([^)\s>]+)|\[([^\]\n]*)\])|<(?:img|image|source|video|audio|input|picture|object|embed|iframe|body|table|td)\b[^>]{0,200}?\b(?:src|srcset|href|xlink:href|poster|background|data)\s*=\s*["']?([^"'\s>]+)|\burl\(\s*["']?([^"')\s]+)/gi;
+/**
+ * A markdown link `[text](url)` (not an image) or an autolink `<https://…>`: its URL is group 1 or 2.
+ * Alt and link text may hold one level of brackets and single line breaks, as CommonMark renders them;
+ * each repetition has one way to match, so a text of brackets costs linear time (scan.test).
+ */
+const LINK = /(?<!!)\[(?:[^[\]\n]|\[[^[\]\n]{0,200}\]|\n(?!\n)){0,1000}\]\(\s*<?([^)\s>]+)|<([a-z][a-z0-9+.-]*:\/\/[^>\s]+)>/gi;
 /** A markdown reference definition `[label]: url`: label group 1, URL group 2. */
-const REFERENCE = /^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?(\S+?)>?(?=\s|$)/gm;
+const REFERENCE = /^[ \t]{0,3}\[([^[\]\n]{1,1000})\]:[ \t]*<?(\S+?)>?(?=\s|$)/gm;
 /** A placeholder for data in a URL: `{secret}`, `{{x}}`, `${x}`, `%s`, `$SECRET`, `[SECRET]`. */
 const URL_TEMPLATE = /\{[^{}\s]{0,60}\}|\$\{|%s|\$[A-Z_][A-Z0-9_]{2,}|\[[A-Z][A-Z0-9_]{2,40}\]/;
 /** The HTML character references a URL can be spelled with (`https&colon;//…&quest;d&equals;&lbrace;x&rbrace;`). */
@@ -220,8 +225,8 @@ function exfiltrationLink(raw: string): { text: string; index: number; length: n
   for (const match of text.matchAll(REFERENCE)) references.set(match[1]!.trim().toLowerCase(), match[2]!);
   const fetched = (url: string): boolean => /[?#]./.test(url) || URL_TEMPLATE.test(url);
   for (const match of text.matchAll(IMAGE)) {
-    const label = match[2];
-    const url = label !== undefined ? references.get((label.trim() || /^!\[([^\]]*)\]/.exec(match[0])![1]!).trim().toLowerCase()) : (match[1] ?? match[3] ?? match[4]);
+    const label = match[3];
+    const url = label !== undefined ? references.get((label.trim() || match[1]!).trim().toLowerCase()) : (match[2] ?? match[4] ?? match[5]);
     if (url !== undefined && fetched(url)) return { text, index: match.index, length: match[0].length };
   }
   for (const match of text.matchAll(LINK)) {
@@ -231,7 +236,7 @@ function exfiltrationLink(raw: string): { text: string; index: number; length: n
   }
   // A definition with a template is there to be used, by an image or a link.
   // A shortcut reference image, `![label]`, defined elsewhere.
-  for (const match of text.matchAll(/!\[([^\]\n]{1,1000})\](?![(\[])/g)) {
+  for (const match of text.matchAll(/!\[([^[\]\n]{1,1000})\](?![(\[])/g)) {
     const url = references.get(match[1]!.trim().toLowerCase());
     if (url !== undefined && fetched(url)) return { text, index: match.index, length: match[0].length };
   }
