@@ -33,11 +33,10 @@ export function webRequest(req: IncomingMessage, res: ServerResponse, streamBody
 }
 
 /**
- * How long a response stream may wait on a client that reads nothing before it is closed, in ms. The
- * SDK queues a stream's messages without bound while the socket is full, so a client that held its GET
- * stream and stopped reading grew the gateway's memory with every notification for as long as it
- * stayed connected. A minute bounds that queue to what a minute's notifications hold; a
- * client that is alive opens a new stream.
+ * How long a response stream may wait on a client that reads nothing before it is closed, in ms. A
+ * client that held its GET stream and stopped reading grew the gateway's memory with every
+ * notification for as long as it stayed connected; a minute bounds how long what waits for it
+ * (itself bounded by the caller's `filter`, backlog.ts) is held; a client that is alive opens a new stream.
  */
 export const STALLED_STREAM_MS = 60_000;
 
