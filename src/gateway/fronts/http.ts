@@ -11,14 +11,14 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo, Socket } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
-import { isInitializeRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage, type WebStandardStreamableHTTPServerTransportOptions } from '@modelcontextprotocol/server';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage, type WebStandardStreamableHTTPServerTransportOptions } from '@modelcontextprotocol/server';
 import type { Logger } from '../../trace/log.js';
-import { UnreadBacklog, unreadRefusal } from './backlog.js';
+import { PeerBacklogs, UnreadBacklog, unreadFilter, type UnreadLimits } from './backlog.js';
 import { allowedHostnames, clientUrl, hostOfHeader, isWildcard } from './hostCheck.js';
 import { errorResponse, invalidReason, readableId, type ReadableId } from './invalidMessage.js';
 import type { GatewaySession } from '../legacy/session.js';
 import { MAX_SESSIONS } from '../sessionOptions.js';
-import { MAX_PENDING_OUTPUT_BYTES } from './stdio.js';
+import { MAX_BACKLOG_BYTES, MAX_PENDING_OUTPUT_BYTES } from './stdio.js';
 import { unknownViewText } from './views.js';
 import { sendWebResponse, webRequest } from './webBridge.js';
 
@@ -39,6 +39,26 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * so the cap is far above what honest clients hold and far below what exhausts the process.
  */
 export const MAX_CONNECTIONS_PER_PEER = 256;
+/**
+ * Most bytes waiting unread for all the HTTP clients of one peer address together (160 MiB, four
+ * clients' worth of {@link MAX_PENDING_OUTPUT_BYTES}): past it, the clients of that address that have
+ * anything unread get no notifications and their answers become a short error, and the others get
+ * answers up to {@link SMALL_ANSWER_BYTES}. A client that opened 30 connections and read none of
+ * their 9 MiB answers held about 230 MB unbounded while each connection stayed under its own 40 MiB.
+ * Local clients all come from the loopback address, so a reading client keeps its ordinary calls
+ * answered (docs/robustness.md).
+ */
+export const MAX_PEER_UNREAD_BYTES = 4 * MAX_PENDING_OUTPUT_BYTES;
+/** The largest answer sent to a client with nothing unread while its address is over {@link MAX_PEER_UNREAD_BYTES} (1 MiB). */
+export const SMALL_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * What may wait unread for an HTTP client, as on stdio: notifications dropped past
+ * {@link MAX_BACKLOG_BYTES} (20 MiB), answers refused past {@link MAX_PENDING_OUTPUT_BYTES} (40 MiB),
+ * and a peer address's clients together bounded by {@link MAX_PEER_UNREAD_BYTES}.
+ */
+export const HTTP_UNREAD_LIMITS: UnreadLimits = { notifications: MAX_BACKLOG_BYTES, answers: MAX_PENDING_OUTPUT_BYTES, peer: MAX_PEER_UNREAD_BYTES, smallAnswer: SMALL_ANSWER_BYTES };
+
 /** Environment variable that overrides {@link MAX_CONNECTIONS_PER_PEER} (a positive integer). */
 export const MAX_CONNECTIONS_PER_PEER_ENV = 'TOOLSHELF_MAX_CONNECTIONS_PER_PEER';
 
@@ -127,13 +147,14 @@ interface Live {
 /** Starts listening; resolves once bound. Rejects if the port cannot be bound. */
 export async function serveHttp(options: HttpOptions): Promise<HttpFront> {
   const live = new Map<string, Live>();
+  const peers = new PeerBacklogs();
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   const server = createServer(
     // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default): often enough that they hold.
     { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
     (req, res) => {
-      handle(req, res, options, live).catch((error: Error) => {
+      handle(req, res, options, live, peers).catch((error: Error) => {
         options.logger.error(`http: ${error.stack ?? error.message}`);
         if (!res.headersSent) reply(res, 500, -32603, 'Internal error');
       });
@@ -186,7 +207,7 @@ function limitPerPeer(server: HttpServer, max: number, logger: Logger): void {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOptions, live: Map<string, Live>): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOptions, live: Map<string, Live>, peers: PeerBacklogs): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const route = mcpRoute(url.pathname);
   if (!route) {
@@ -215,7 +236,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
     // The request's own id when it can be read (JSON-RPC 2.0 §5).
     if (!isJsonRpc(read.value)) return reply(res, 400, -32600, `Invalid Request: ${invalidReason(read.value)}`, readableId(read.value));
     body = read.value;
-    if (options.modern && (await options.modern(req, res, body, view, connectionBacklog(req)))) return;
+    if (options.modern && (await options.modern(req, res, body, view, connectionBacklog(req, peers, options.logger)))) return;
   }
   if (sessionId) {
     const found = live.get(sessionId);
@@ -228,14 +249,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HttpOp
       found.open -= 1;
       found.lastSeen = Date.now();
     });
-    return forward(found.transport, req, res, body);
+    return forward(found.transport, req, res, body, found.backlog);
   }
   if (req.method !== 'POST' || !isInitialize(body)) return reply(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
   const maxSessions = options.maxSessions ?? MAX_SESSIONS;
   if (live.size >= maxSessions && !evictIdle(live, options.logger)) {
     return reply(res, 503, -32000, `Too many sessions (${maxSessions}), each with a request or stream open; retry later or close one with DELETE /mcp`);
   }
-  await startSession(req, res, body, options, live, view);
+  await startSession(req, res, body, options, live, view, peers);
 }
 
 /**
@@ -268,10 +289,10 @@ function evictIdle(live: Map<string, Live>, logger: Logger): boolean {
   return true;
 }
 
-async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>, view: string | undefined): Promise<void> {
+async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, options: HttpOptions, live: Map<string, Live>, view: string | undefined, peers: PeerBacklogs): Promise<void> {
   const id = randomUUID();
   const session = options.createSession(id, view);
-  const backlog = new UnreadBacklog();
+  const backlog = new UnreadBacklog(HTTP_UNREAD_LIMITS, peerOf(req), peers, (reason) => options.logger.warn(`http: session ${id}: ${reason}`));
   backlog.track(res);
   const transport = new BoundedHttpTransport(
     {
@@ -279,7 +300,6 @@ async function startSession(req: IncomingMessage, res: ServerResponse, body: unk
       onsessioninitialized: () => void live.set(id, { session, view, transport, backlog, lastSeen: Date.now(), open: 0 }),
     },
     backlog,
-    (reason) => options.logger.warn(`http: session ${id}: ${reason}`),
   );
   transport.onclose = () => {
     live.delete(id);
@@ -287,7 +307,7 @@ async function startSession(req: IncomingMessage, res: ServerResponse, body: unk
     void session.close().catch(() => undefined);
   };
   await session.connect(transport);
-  await forward(transport, req, res, body);
+  await forward(transport, req, res, body, backlog);
   // A refused initialize (e.g. batched with other messages) leaves no session: end this one now.
   if (transport.sessionId === undefined) await transport.close();
 }
@@ -295,55 +315,49 @@ async function startSession(req: IncomingMessage, res: ServerResponse, body: unk
 /** The backlog of each connection, for 2026-07-28 requests (they have no session). */
 const connectionBacklogs = new WeakMap<Socket, UnreadBacklog>();
 
-/** What waits unread on `req`'s connection (backlog.ts); `req`'s response is counted in it. */
-function connectionBacklog(req: IncomingMessage): UnreadBacklog {
+/** What waits unread on `req`'s connection (backlog.ts), counted under its peer address in `peers`. */
+function connectionBacklog(req: IncomingMessage, peers: PeerBacklogs, logger: Logger): UnreadBacklog {
   let backlog = connectionBacklogs.get(req.socket);
-  if (!backlog) connectionBacklogs.set(req.socket, (backlog = new UnreadBacklog()));
+  if (!backlog) {
+    const peer = peerOf(req);
+    const port = req.socket.remotePort ?? 0;
+    backlog = new UnreadBacklog(HTTP_UNREAD_LIMITS, peer, peers, (reason) => logger.warn(`http: connection ${peer}:${port}: ${reason}`));
+    connectionBacklogs.set(req.socket, backlog);
+  }
   return backlog;
 }
 
+/** The peer address of `req`'s connection ('' when the socket has already closed). */
+function peerOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? '';
+}
+
 /**
- * The SDK's Streamable HTTP transport for one legacy session, bounded as the stdio front is: while
- * more than {@link MAX_PENDING_OUTPUT_BYTES} wait unread in the session's open responses ({@link UnreadBacklog}),
- * an answer becomes a short -32603 error under its request's id and a request to the client
- * (sampling, elicitation) is refused to the upstream, so a client that sends calls and reads none of
- * their answers cannot grow the process past about that much. `warn` is told once when this starts and
- * once when the client has read its backlog (docs/robustness.md).
+ * The SDK's Streamable HTTP transport for one legacy session, bounded as the stdio front is: a
+ * request to the client (sampling, elicitation) that its backlog refuses ({@link UnreadBacklog.answer})
+ * is refused to the upstream; notifications and answers are judged as they are written out
+ * ({@link unreadFilter} in {@link forward}), so a client that reads none of what it is sent cannot grow
+ * the process past about {@link HTTP_UNREAD_LIMITS} (docs/robustness.md).
  */
 class BoundedHttpTransport extends WebStandardStreamableHTTPServerTransport {
-  /** Messages replaced or refused since the backlog went over the limit; undefined while under it. */
-  private refused: number | undefined;
-
   constructor(
     options: WebStandardStreamableHTTPServerTransportOptions,
     private readonly backlog: UnreadBacklog,
-    private readonly warn: (reason: string) => void,
   ) {
     super(options);
   }
 
   override send(message: JSONRPCMessage, options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1]): Promise<void> {
-    const over = this.backlog.over(MAX_PENDING_OUTPUT_BYTES);
-    if (!over && this.refused !== undefined) {
-      this.warn(`the client reads again; ${this.refused} message(s) to it were replaced by an error while it did not`);
-      this.refused = undefined;
-    }
-    if (!over || !('id' in message)) return super.send(message, options);
-    const refusal = unreadRefusal(MAX_PENDING_OUTPUT_BYTES);
-    if (this.refused === undefined) {
-      this.warn(`the client is not reading: over ${(MAX_PENDING_OUTPUT_BYTES / (1024 * 1024)).toFixed(0)} MiB wait for it, so answers to it are replaced by an error until it reads again`);
-      this.refused = 0;
-    }
-    this.refused += 1;
-    if ('method' in message) return Promise.reject(new Error(refusal));
-    return super.send({ jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InternalError, message: refusal } } as JSONRPCMessage, options);
+    if (!('id' in message && 'method' in message) || this.backlog.clear()) return super.send(message, options);
+    const verdict = this.backlog.answer(() => JSON.stringify(message).length);
+    return verdict.kind === 'refuse' ? Promise.reject(new Error(verdict.reason)) : super.send(message, options);
   }
 }
 
-/** Hands one HTTP exchange to the SDK transport and streams its answer back. */
-async function forward(transport: WebStandardStreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+/** Hands one HTTP exchange to the SDK transport and streams its answer back, bounded by the session's `backlog`. */
+async function forward(transport: WebStandardStreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body: unknown, backlog: UnreadBacklog): Promise<void> {
   const response = await transport.handleRequest(webRequest(req, res), body === undefined ? {} : { parsedBody: body });
-  await sendWebResponse(response, res);
+  await sendWebResponse(response, res, undefined, unreadFilter(backlog));
 }
 
 /** True for one JSON-RPC 2.0 message or a non-empty array of them (JSON-RPC 2.0 §4, §6). */

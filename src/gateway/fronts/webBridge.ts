@@ -33,21 +33,23 @@ export function webRequest(req: IncomingMessage, res: ServerResponse, streamBody
 }
 
 /**
- * How long a response stream may wait on a client that reads nothing before it is closed, in ms. The
- * SDK queues a stream's messages without bound while the socket is full, so a client that held its GET
- * stream and stopped reading grew the gateway's memory with every notification for as long as it
- * stayed connected. A minute bounds that queue to what a minute's notifications hold; a
- * client that is alive opens a new stream.
+ * How long a response stream may wait on a client that reads nothing before it is closed, in ms. A
+ * client that held its GET stream and stopped reading grew the gateway's memory with every
+ * notification for as long as it stayed connected; a minute bounds how long what waits for it
+ * (itself bounded by the caller's `filter`, backlog.ts) is held; a client that is alive opens a new stream.
  */
 export const STALLED_STREAM_MS = 60_000;
 
 /**
  * Writes `response` to `res`: status, headers, then the body as it arrives (an SSE stream may stay
- * open for the session's life). Resolves when the body ended or the client went away, or when the
- * client read nothing for `stallMs` (default {@link STALLED_STREAM_MS}) while data waited, which closes
- * the connection; in the latter cases the body stream is cancelled so the transport drops that stream.
+ * open for the session's life), each chunk through `filter` when given (undefined drops it). Chunks are
+ * handed to `res` as they come, so whatever waits for a slow client waits in node:http, where
+ * `res.writableLength` counts it (backlog.ts), never uncounted in the body stream. Resolves when the
+ * body ended or the client went away, or when the client read nothing for `stallMs` (default
+ * {@link STALLED_STREAM_MS}) while data waited, which closes the connection; in the latter cases the
+ * body stream is cancelled so the transport drops that stream.
  */
-export async function sendWebResponse(response: Response, res: ServerResponse, stallMs = STALLED_STREAM_MS): Promise<void> {
+export async function sendWebResponse(response: Response, res: ServerResponse, stallMs = STALLED_STREAM_MS, filter?: (chunk: Uint8Array) => Uint8Array | undefined): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -60,32 +62,44 @@ export async function sendWebResponse(response: Response, res: ServerResponse, s
   const reader = response.body.getReader();
   const cancel = (): void => void reader.cancel().catch(() => undefined);
   res.once('close', cancel);
+  const stall = stallWatch(res, stallMs);
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.write(value) && !(await drained(res, stallMs))) res.destroy();
-      if (res.destroyed) break;
+      if (done || res.destroyed) break;
+      const chunk = filter ? filter(value) : value;
+      if (chunk && !res.write(chunk)) stall.arm();
     }
   } catch {
     // The stream was cancelled (client gone) or errored: nothing more can be sent.
   } finally {
+    stall.disarm();
     res.off('close', cancel);
     if (res.destroyed) cancel();
     else res.end();
   }
 }
 
-/** Resolves true once `res` can take more data or has closed, false when neither happened within `ms`. */
-function drained(res: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const settle = (value: boolean): void => {
-      clearTimeout(timer);
-      res.off('drain', done).off('close', done);
-      resolve(value);
-    };
-    const done = (): void => settle(true);
-    const timer = setTimeout(() => settle(false), ms);
-    res.once('drain', done).once('close', done);
-  });
+/**
+ * Closes `res` once it has taken no data for `ms` after `arm()` (called when a write found it full);
+ * a 'drain' (the client read what waited) disarms it.
+ */
+function stallWatch(res: ServerResponse, ms: number): { arm(): void; disarm(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const disarm = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    res.off('drain', disarm);
+  };
+  return {
+    arm: () => {
+      if (timer !== undefined) return;
+      timer = setTimeout(() => {
+        disarm();
+        res.destroy();
+      }, ms);
+      res.once('drain', disarm);
+    },
+    disarm,
+  };
 }

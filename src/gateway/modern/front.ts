@@ -13,9 +13,8 @@ import { SEARCHES_MCP_TOOLS } from '../clients.js';
 import { MAX_SESSIONS } from '../sessionOptions.js';
 import { clientUri } from '../passthrough.js';
 import { sendWebResponse, webRequest } from '../fronts/webBridge.js';
-import { unreadRefusal, type UnreadBacklog } from '../fronts/backlog.js';
+import { unreadFilter, type UnreadBacklog } from '../fronts/backlog.js';
 import { errorResponse, readableId } from '../fronts/invalidMessage.js';
-import { MAX_PENDING_OUTPUT_BYTES } from '../fronts/stdio.js';
 import { HeldCalls } from './callRounds.js';
 import { holdUris, listenRequest, StdioListens, withResourceSubscriptions } from './listens.js';
 import { modernTools } from '../toolList.js';
@@ -29,8 +28,9 @@ export interface ModernFront {
   /**
    * Serves one HTTP exchange whose parsed JSON `body` is a modern request; resolves false, having
    * written nothing, when the SDK classifies it legacy (left to the session front). `backlog` is what
-   * waits unread on its connection: while over `MAX_PENDING_OUTPUT_BYTES`, the answer is a short
-   * -32603 error under the request's id instead (docs/robustness.md).
+   * waits unread on its connection: while it refuses answers, the answer is a short -32603 error under
+   * the request's id instead, and notifications on the response stream are dropped while it says so
+   * (backlog.ts, docs/robustness.md).
    */
   serveHttp(req: IncomingMessage, res: ServerResponse, body: unknown, backlog?: UnreadBacklog): Promise<boolean>;
   /**
@@ -123,14 +123,24 @@ export function createModernFront(current: () => Omit<ModernOptions, 'held'>, ma
         }
       }
       const response = await http().fetch(request, { parsedBody: body });
-      if (backlog?.over(MAX_PENDING_OUTPUT_BYTES)) {
-        // Its answer would wait behind what the client has not read: a short error takes its place.
-        void response.body?.cancel().catch(() => undefined);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(errorResponse(readableId(body), -32603, unreadRefusal(MAX_PENDING_OUTPUT_BYTES))));
+      if (!backlog) {
+        await sendWebResponse(response, res);
         return true;
       }
-      await sendWebResponse(response, res);
+      if (backlog.clear() || !isJsonContentType(response.headers.get('content-type'))) {
+        // A stream (SSE) is judged message by message as it is written out.
+        await sendWebResponse(response, res, undefined, unreadFilter(backlog));
+        return true;
+      }
+      const text = await response.text();
+      const verdict = backlog.answer(() => Buffer.byteLength(text));
+      if (verdict.kind === 'refuse') {
+        // Its answer would wait behind what the client has not read: a short error takes its place.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(errorResponse(readableId(body), -32603, verdict.reason)));
+        return true;
+      }
+      await sendWebResponse(new Response(text, response), res);
       return true;
     },
     stdioConnection() {
