@@ -14,6 +14,16 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { fixture, startHttp, textOf, waitFor, writeConfig, type HttpGateway } from '../helpers/gateway.js';
 
 const SECRET = 'sk-test-9f8e7d6c5b4a3210';
+/** A credential given as a `--token` argument. */
+const ARG_TOKEN = 'argtok-ZZZ999888777';
+/** The fixture's hostile words with both credentials, as a client must see them. */
+const CLEAN_BAD = 'line one red \nkey <redacted> arg <redacted> end';
+/** Nothing of either credential, no escape, control, tag or bidi character (as JSON text). */
+function expectShown(value: unknown): void {
+  const json = JSON.stringify(value);
+  for (const leak of [SECRET, 'sk-test-9f8e', ARG_TOKEN, 'argtok']) expect(json).not.toContain(leak);
+  expect(json).not.toMatch(/\\u001b|\\u0007|\\u200b|[\u202e\u200b\u{e0000}-\u{e007f}]/u);
+}
 /** Escape, tag and other characters cleaning removes; none may reach a client. */
 const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u{e0000}-\u{e007f}]/u;
 
@@ -48,7 +58,7 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
     process.env.MY_SECRET_KEY = SECRET;
     stateDir = process.env.TOOLSHELF_STATE_DIR!;
     const path = writeConfig({
-      mcpServers: { untrusted: { command: 'node', args: [fixture('untrusted.mjs')], env: { API_KEY: '${MY_SECRET_KEY}' }, protocol: 'legacy', tools: { plain: { exposure: 'direct' } } } },
+      mcpServers: { untrusted: { command: 'node', args: [fixture('untrusted.mjs'), '--token', ARG_TOKEN], env: { API_KEY: '${MY_SECRET_KEY}' }, protocol: 'legacy', tools: { plain: { exposure: 'direct' } } } },
     });
     gateway = await startHttp(path);
     for (const { client } of Object.values(clients)) await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
@@ -106,16 +116,49 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
     const { client } = clients[era];
     const read = await client.readResource({ uri: 'note://1' });
     expect(read.contents).toEqual([
-      { uri: 'note://1', mimeType: 'text/plain', text: 'line one red \nkey <redacted>' },
+      { uri: 'note://1', mimeType: 'text/plain', text: 'line one red \nkey <redacted>', _meta: { m: CLEAN_BAD } },
       { uri: 'note://1', mimeType: 'image/png', blob: 'iVBORw0KGgo=' },
     ]);
     const prompt = await client.getPrompt({ name: 'untrusted__leaky', arguments: { topic: 'x' } });
-    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'line one red \nkey <redacted>' } }]);
+    expect(prompt.description).toBe(`get ${CLEAN_BAD}`);
+    expect(prompt.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'line one red \nkey <redacted>' } },
+      { role: 'user', content: { type: 'resource_link', uri: 'x://y', name: 'n', description: `link ${CLEAN_BAD}` } },
+    ]);
     const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'untrusted__leaky' }, argument: { name: 'topic', value: '' } });
     expect(completed.completion.values).toEqual(['line one red \nkey <redacted>']);
+    expect(completed.completion._meta).toEqual({ m: CLEAN_BAD });
+    expectShown([read, prompt, completed]);
   });
 
-  it('legacy: a progress message and a log message sent during a call are cleaned and masked as its result is', async () => {
+  it.each(['legacy', 'modern'] as const)('%s: listed prompts, resources and templates are cleaned and masked, their names, URIs and URI templates kept', async (era) => {
+    const { client } = clients[era];
+    const { prompts } = await client.listPrompts();
+    expect(prompts).toEqual([{ name: 'untrusted__leaky', description: `prompt ${CLEAN_BAD}`, arguments: [{ name: 'topic', description: `arg ${CLEAN_BAD}` }] }]);
+    const { resources } = await client.listResources();
+    expect(resources).toEqual([{ uri: 'note://1', name: 'note', description: `res ${CLEAN_BAD}`, _meta: { m: CLEAN_BAD } }]);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates).toEqual([{ uriTemplate: 'tpl://{x}', name: 'tpl', description: `tpl ${CLEAN_BAD}`, _meta: { m: CLEAN_BAD } }]);
+    expectShown([prompts, resources, resourceTemplates]);
+  });
+
+  it.each(['legacy', 'modern'] as const)('%s: every field of a result’s content blocks is cleaned and masked (_meta, annotations, a resource link), binary payloads byte for byte, by name and through call_tool', async (era) => {
+    const { client } = clients[era];
+    for (const result of [
+      await client.callTool({ name: 'untrusted__linked', arguments: {} }),
+      await client.callTool({ name: 'call_tool', arguments: { name: 'untrusted__linked', arguments: {} } }),
+    ]) {
+      expect(result.content).toEqual([
+        { type: 'text', text: 'plain', _meta: { m: CLEAN_BAD }, annotations: { audience: ['user'], priority: 0.5 } },
+        { type: 'resource_link', uri: 'https://x.example/<redacted>', name: `name ${CLEAN_BAD}`, title: `title ${CLEAN_BAD}`, description: `desc ${CLEAN_BAD}`, mimeType: 'text/plain' },
+        { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png', _meta: { alt: CLEAN_BAD } },
+        { type: 'resource', resource: { uri: 'note://2', blob: 'AAEC', _meta: { x: CLEAN_BAD } } },
+      ]);
+      expectShown(result);
+    }
+  });
+
+  it('legacy: a progress message and log messages sent during a call, text or object data, are cleaned and masked as its result is', async () => {
     const { client } = clients.legacy;
     const progress: string[] = [];
     const logs: unknown[] = [];
@@ -123,7 +166,10 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
     await client.setLoggingLevel('debug');
     await client.callTool({ name: 'untrusted__leaky', arguments: {} }, { onprogress: (update) => void progress.push(update.message ?? '') });
     expect(await waitFor(() => progress.length > 0 && logs.length > 0, 10_000)).toBe(true);
+    expect(await waitFor(() => logs.length >= 2, 10_000)).toBe(true);
     expect(progress).toEqual(['line one red \nkey <redacted>']);
+    expect(logs).toContainEqual(expect.objectContaining({ data: { detail: CLEAN_BAD, key: [CLEAN_BAD] } }));
+    expectShown(logs);
     const seen = JSON.stringify(logs);
     expect(seen).toContain('key <redacted>');
     expect(seen).not.toContain(SECRET);
