@@ -62,9 +62,7 @@ export function shownAnswer(method: string, result: Record<string, unknown>, sho
     case 'resources/read':
       return shownFields(result, show, showKey, { contents: (contents) => shownEach(contents, show, showKey, (item) => shownContents(item, show, showKey)) });
     case 'prompts/get':
-      return shownFields(result, show, showKey, {
-        messages: (messages) => shownEach(messages, show, showKey, (message) => (isPlainObject(message) ? shownFields(message, show, showKey, { content: (content) => shownBlocks(content, show, showKey) }) : shownValue(message, show, showKey))),
-      });
+      return shownFields(result, show, showKey, { messages: (messages) => shownMessages(messages, show, showKey) });
     case 'prompts/list':
       return listed('prompts', 'name');
     case 'resources/list':
@@ -74,6 +72,15 @@ export function shownAnswer(method: string, result: Record<string, unknown>, sho
     default:
       return shownValue(result, show, showKey) as Record<string, unknown>;
   }
+}
+
+/**
+ * `messages` (a `prompts/get` answer's, a sampling request's: each a `role` and a `content` of one
+ * block or a list) with every string and key shown, each content {@link shownBlock}. The same list
+ * when unchanged. @throws RangeError when nested too deeply to walk.
+ */
+export function shownMessages(messages: unknown, show: Show, showKey: Show = show): unknown {
+  return shownEach(messages, show, showKey, (message) => (isPlainObject(message) ? shownFields(message, show, showKey, { content: (content) => shownBlocks(content, show, showKey) }) : shownValue(message, show, showKey)));
 }
 
 /**
