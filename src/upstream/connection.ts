@@ -19,7 +19,7 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { msUntilRetry, nextState, PENDING, startsOnUse, statusOf, type Lifecycle, type LifecycleEvent, type Transition } from './lifecycle.js';
-import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools } from './failure.js';
+import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools, withoutSplitSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
@@ -387,8 +387,9 @@ export class UpstreamConnection {
   private saveListing(): void {
     const client = this.client;
     const given = client?.getInstructions();
-    // Masked as the tools are (cleaned on load, and on arrival before this): the cache must not keep a credential in clear.
-    const instructions = given === undefined ? undefined : withoutSecrets(given, this.secretList());
+    // Masked as the tools are, a credential split by invisible characters too (cleaned on load, and on
+    // arrival before this): the cache must not keep a credential in clear.
+    const instructions = given === undefined ? undefined : withoutSplitSecrets(given, this.secretList());
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
     this.listedLive = true;

@@ -247,7 +247,7 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
     }
   });
 
-  it.each(['legacy', 'modern'] as const)('%s: a credential pasted into a tool’s description, title and schema is masked in tools/list, the manifest and tool_search, and kept in no state file', async (era) => {
+  it.each(['legacy', 'modern'] as const)('%s: a credential pasted into a tool’s description, title and schema, or split in the instructions, is masked in tools/list, the manifest and tool_search, and kept in no state file', async (era) => {
     const { client } = clients[era];
     const listed = JSON.stringify((await client.listTools()).tools);
     const searched = JSON.stringify(await client.callTool({ name: 'tool_search', arguments: { query: 'untrusted__keyed' } }));
@@ -263,6 +263,7 @@ describe('an upstream’s words in errors, elicitations and tool declarations', 
     // The catalogue cache and the pins are among them.
     expect(folders.some((folder) => /[/\\]catalog$/.test(folder))).toBe(true);
     expect(folders.some((folder) => /[/\\]pins[/\\]/.test(folder))).toBe(true);
-    for (const file of files) expect(readFileSync(join(file.parentPath, file.name), 'utf8')).not.toContain('sk-test-9f8e');
+    // The instructions hold the key split by a zero-width space: no file may keep it, joined or split.
+    for (const file of files) expect(readFileSync(join(file.parentPath, file.name), 'utf8').replace(/\u200b/g, '')).not.toContain('sk-test-9f8e');
   });
 });
