@@ -59,8 +59,9 @@ export function buildFloodGuard(entries: readonly CatalogEntry[], enabled = true
   const servers = new Map(entries.map((entry) => [entry.qualifiedName, entry.server]));
   const named = new Map<string, Set<string>>();
   for (const entry of entries) {
-    // An upstream name counts only as an identifier: a flood server naming its tools `read`, `file`
-    // or `the` would otherwise be named by every everyday query. Server keys are the user's own.
+    // An upstream name counts only as a snake_case identifier: a flood server naming its tools `read`,
+    // `file`, `YouTube`, `mp3` or `e-mail` would otherwise be named by everyday queries and lift its
+    // own cap. Server keys are the user's own.
     const keys = compound(entry.upstreamName) ? [entry.server, entry.upstreamName, entry.qualifiedName] : [entry.server, entry.qualifiedName];
     for (const key of keys) {
       const owners = named.get(key.toLowerCase()) ?? new Set<string>();
@@ -86,7 +87,7 @@ export function buildFloodGuard(entries: readonly CatalogEntry[], enabled = true
 /**
  * Servers the query names: a word of the query (split at whitespace, quotes and punctuation other
  * than `_ - .`) equal, case-insensitively, to a server key or to one of its tools' qualified names,
- * or upstream names that are identifiers rather than words ({@link compound}); or a word of the
+ * or upstream names that are snake_case identifiers rather than words ({@link compound}); or a word of the
  * query equal to a word of a server key that is specific to that server (serverWords.ts: "Ant
  * Design" names `Ant-Design-Components`). An upstream name two servers share names both.
  */
@@ -99,9 +100,13 @@ export function namedServers(query: string, guard: FloodGuard): Set<string> {
   return found;
 }
 
-/** Whether a tool name is an identifier (`send_email`, `getFile`, `v2`) rather than a plain word anyone may type. */
+/**
+ * Whether a tool name is a snake_case identifier (`send_email`) rather than something an everyday
+ * query may say: product names are camel-cased (`YouTube`, `iPhone`), and words carry hyphens and
+ * digits (`e-mail`, `follow-up`, `mp3`, `2fa`); no ordinary word has an underscore.
+ */
 function compound(name: string): boolean {
-  return /[_.\-\d]/.test(name) || /\p{Ll}\p{Lu}/u.test(name);
+  return /\p{L}_+\p{L}/u.test(name);
 }
 
 function capAt(position: number): number {

@@ -158,18 +158,30 @@ export function launchFor(cliPath: string, execPath: string, version: string, co
 }
 
 /**
- * The local tarball or folder npx was asked to run (`npx --package ./toolshelf-1.0.0.tgz toolshelf`),
- * absolute, from the package specs npm hands the command (`npm_config_package`, one per line); undefined
- * when it ran a registry spec (`toolshelf@1.0.0`) or none. A relative spec is taken from `cwd`, where
- * npx resolved it. Without this a client entry for a build that is not published would look the name
- * up on the npm registry (docs/init.md). Pure.
+ * The tarball or folder npx was asked to run toolshelf from (`npx --package ./toolshelf-1.0.0.tgz
+ * toolshelf`), from the package specs npm hands the command (`npm_config_package`, one per line):
+ * a local path made absolute (a relative one is taken from `cwd`, where npx resolved it), or a tarball
+ * or git URL as given. Undefined when toolshelf came from a registry spec (`toolshelf@1.0.0`), when no
+ * spec names toolshelf's own package (another `--package` beside it), or when there is none. Without
+ * this a client entry for a build that is not published would look the name up on the npm registry
+ * (docs/init.md). Pure.
  */
 export function npxLocalPackage(specs: string | undefined, cwd: string): string | undefined {
-  for (const spec of (specs ?? '').split('\n').map((s) => s.trim())) {
-    const path = spec.startsWith('file:') ? spec.slice('file:'.length) : spec;
-    const absolute = /^([\\/]|[A-Za-z]:[\\/])/.test(path);
-    if (absolute) return path;
-    if (/^\.{1,2}([\\/]|$)/.test(path) || /\.(tgz|tar\.gz)$/i.test(path)) return resolve(cwd, path);
-  }
-  return undefined;
+  const candidates = (specs ?? '')
+    .split('\n')
+    .map((spec) => spec.trim())
+    .filter((spec) => spec !== '')
+    .map((spec) => {
+      // A URL (https:, git+https:, file:), possibly after `toolshelf@`; file: becomes a path.
+      const url = /^(?:toolshelf@)?([a-z][a-z0-9+.-]*:\/\/.*)$/i.exec(spec)?.[1];
+      if (url !== undefined && !/^file:/i.test(url)) return url;
+      const path = (url ?? spec).replace(/^file:(\/\/)?/i, '');
+      if (/^([\\/]|[A-Za-z]:[\\/])/.test(path)) return path;
+      if (/^\.{1,2}([\\/]|$)/.test(path) || /\.(tgz|tar\.gz)$/i.test(path)) return resolve(cwd, path);
+      return undefined;
+    });
+  const own = candidates.filter((spec): spec is string => spec !== undefined && /toolshelf[^\\/]*$/i.test(spec.replace(/[\\/]+$/, '')));
+  if (own.length > 0) return own[0];
+  // A single package spec that is not a registry name: npx ran toolshelf from it, whatever it is called.
+  return candidates.length === 1 ? candidates[0] : undefined;
 }

@@ -148,17 +148,20 @@ export function openPrivateFile(path: string, flags: number, mode = 0o600): numb
 
 /**
  * The text of the state file `path`, or undefined when there is none. Read through
- * {@link openPrivateFile}. @throws UnsafeStateError as it does; the file system's error otherwise.
+ * {@link openPrivateFile}. @throws UnsafeStateError as it does, and for anything but a regular file
+ * (a FIFO, a device); the file system's error otherwise.
  */
 export function readPrivateFile(path: string): string | undefined {
   let fd: number;
   try {
-    fd = openPrivateFile(path, constants.O_RDONLY);
+    // Non-blocking: opening a FIFO put where a state file belongs would otherwise wait for a writer forever.
+    fd = openPrivateFile(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
+    if (!fstatSync(fd).isFile()) throw new UnsafeStateError(`${path} is not a regular file: toolshelf reads its state only from files it wrote; remove it`);
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);

@@ -133,7 +133,7 @@ function scanDecoded(text: string, where: string, context: ScanContext, depth: n
     if (match) found(kind, excerpt(seen, match.index, match[0].length));
   }
   const link = exfiltrationLink(read);
-  if (link) found('exfiltration_link', excerpt(read, link.index, link.length));
+  if (link) found('exfiltration_link', excerpt(link.text, link.index, link.length));
   const other = otherServerTool(read, context);
   if (other) found('other_server_tool', excerpt(read, other.index, other.length));
   if (depth < MAX_BASE64_DEPTH) {
@@ -182,28 +182,62 @@ function decodedRuns(text: string): string[] {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A markdown image `![alt](url)` or an HTML `<img … src=url>`: its URL is group 1 or 2. */
-const IMAGE = /!\[[^\]\n]{0,200}\]\(\s*<?([^)\s>]+)|<img\b[^>]{0,200}?\bsrc\s*=\s*["']?([^"'\s>]+)/gi;
-/** A markdown link `[text](url)` (not an image): its URL is group 1. */
-const LINK = /(?<!!)\[[^\]\n]{0,200}\]\(\s*<?([^)\s>]+)/g;
+/**
+ * A markdown image `![alt](url)` (alt text over lines and with brackets inside, as CommonMark renders
+ * it) or `![alt][label]`, or an HTML or SVG element that fetches what it names when shown (`src`,
+ * `srcset`, `href` of `<image>`, `poster`, `background`), or a CSS `url(…)`: its URL or label is group 1.
+ */
+const IMAGE =
+  /!\[[\s\S]{0,1000}?\]\(\s*<?([^)\s>]+)|!\[[^\]\n]{0,1000}\]\[([^\]\n]*)\]|<(?:img|image|source|video|audio|input|picture|object|embed|iframe|body|table|td)\b[^>]{0,1000}?\b(?:src|srcset|href|xlink:href|poster|background|data)\s*=\s*["']?([^"'\s>]+)|\burl\(\s*["']?([^"')\s]+)/gi;
+/** A markdown link `[text](url)` (not an image) or an autolink `<https://…>`: its URL is group 1 or 2. */
+const LINK = /(?<!!)\[[\s\S]{0,1000}?\]\(\s*<?([^)\s>]+)|<([a-z][a-z0-9+.-]*:\/\/[^>\s]+)>/gi;
+/** A markdown reference definition `[label]: url`: label group 1, URL group 2. */
+const REFERENCE = /^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?(\S+?)>?(?=\s|$)/gm;
 /** A placeholder for data in a URL: `{secret}`, `{{x}}`, `${x}`, `%s`, `$SECRET`, `[SECRET]`. */
 const URL_TEMPLATE = /\{[^{}\s]{0,60}\}|\$\{|%s|\$[A-Z_][A-Z0-9_]{2,}|\[[A-Z][A-Z0-9_]{2,40}\]/;
+/** The HTML character references a URL can be spelled with (`https&colon;//…&quest;d&equals;&lbrace;x&rbrace;`). */
+const NAMED_REFERENCES: Readonly<Record<string, string>> = { colon: ':', sol: '/', quest: '?', equals: '=', lbrace: '{', rbrace: '}', lcub: '{', rcub: '}', num: '#', dollar: '$', percnt: '%', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", lpar: '(', rpar: ')', lsqb: '[', rsqb: ']', lbrack: '[', rbrack: ']', period: '.', excl: '!' };
+
+/** `text` with its HTML character references (named ones above, decimal and hex) decoded. Pure. */
+function decodedReferences(text: string): string {
+  return text.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]{2,8}));?/gi, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+    const code = dec !== undefined ? Number(dec) : hex !== undefined ? parseInt(hex, 16) : undefined;
+    if (code !== undefined) return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    return NAMED_REFERENCES[name!.toLowerCase()] ?? whole;
+  });
+}
 
 /**
  * Where `text` holds a link a client would follow with data in it: an image whose URL has a query or
  * a template anywhere (rendering an image fetches it, unasked), or a link whose query or fragment holds
  * a template. A plain documentation link (`[docs](https://docs.github.com/…?apiVersion=2022-11-28)`)
- * is no finding.
+ * is no finding. Character references are decoded first, and a reference-style image is read through
+ * its definition.
  */
-function exfiltrationLink(text: string): { index: number; length: number } | undefined {
+function exfiltrationLink(raw: string): { text: string; index: number; length: number } | undefined {
+  const text = decodedReferences(raw);
+  const references = new Map<string, string>();
+  for (const match of text.matchAll(REFERENCE)) references.set(match[1]!.trim().toLowerCase(), match[2]!);
+  const fetched = (url: string): boolean => /[?#]./.test(url) || URL_TEMPLATE.test(url);
   for (const match of text.matchAll(IMAGE)) {
-    const url = match[1] ?? match[2] ?? '';
-    if (/[?#]./.test(url) || URL_TEMPLATE.test(url)) return { index: match.index, length: match[0].length };
+    const label = match[2];
+    const url = label !== undefined ? references.get((label.trim() || /^!\[([^\]]*)\]/.exec(match[0])![1]!).trim().toLowerCase()) : (match[1] ?? match[3] ?? match[4]);
+    if (url !== undefined && fetched(url)) return { text, index: match.index, length: match[0].length };
   }
   for (const match of text.matchAll(LINK)) {
-    const url = match[1] ?? '';
+    const url = match[1] ?? match[2] ?? '';
     const tail = /[?#].*/.exec(url)?.[0];
-    if (tail !== undefined && URL_TEMPLATE.test(tail)) return { index: match.index, length: match[0].length };
+    if (tail !== undefined && URL_TEMPLATE.test(tail)) return { text, index: match.index, length: match[0].length };
+  }
+  // A definition with a template is there to be used, by an image or a link.
+  // A shortcut reference image, `![label]`, defined elsewhere.
+  for (const match of text.matchAll(/!\[([^\]\n]{1,1000})\](?![(\[])/g)) {
+    const url = references.get(match[1]!.trim().toLowerCase());
+    if (url !== undefined && fetched(url)) return { text, index: match.index, length: match[0].length };
+  }
+  for (const [, url] of references) {
+    const tail = /[?#].*/.exec(url)?.[0];
+    if (tail !== undefined && URL_TEMPLATE.test(tail)) return { text, index: text.indexOf(url), length: url.length };
   }
   return undefined;
 }

@@ -34,7 +34,7 @@ describe('the per-server cap', () => {
 
   it('is lifted for a server the query names exactly, by key or by one of its tool names', () => {
     expect(namedServers('alpha things', guard)).toEqual(new Set(['alpha']));
-    expect(namedServers('run a3 please', guard)).toEqual(new Set(['alpha']));
+    expect(namedServers('run alpha__a3 please', guard)).toEqual(new Set(['alpha']));
     expect(namedServers('"beta__b2"', guard)).toEqual(new Set(['beta']));
     expect(namedServers('alphabet', guard)).toEqual(new Set());
     expect(names(diversify(ranked, 'alpha', guard, 5))).toEqual(['alpha__a1', 'alpha__a2', 'alpha__a3', 'alpha__a4', 'alpha__a5']);
@@ -52,6 +52,18 @@ describe('the per-server cap', () => {
     expect(namedServers('helper__read', mixed)).toEqual(new Set(['helper']));
     const ranked = [...flood, ...real].map((e) => ({ name: e.qualifiedName }));
     expect(names(diversify(ranked, 'read the text of a file', mixed, 5)).filter((n) => n.startsWith('helper__'))).toHaveLength(2);
+  });
+
+  it('tools named like product names or hyphenated words name no server: a flood cannot lift its own cap with YouTube, mp3 or e-mail', () => {
+    const names = ['YouTube', 'GitHub', 'PowerPoint', 'mp3', 'follow-up', 'e-mail', 'to-do', '2fa', 'iPhone', 'JavaScript'];
+    const flood = names.map((n) => entry('helper', n, `Does ${n} things, the best.`));
+    const real = [entry('youtube-dl', 'download_video', 'Download a video from a URL.'), entry('office', 'make_slides', 'Create presentation slides.')];
+    const mixed = buildFloodGuard([...flood, ...real]);
+    for (const query of ['download a youtube video', 'create a github issue', 'make a powerpoint deck', 'convert mp3 to wav', 'send a follow-up e-mail', 'add a to-do item', 'set up 2fa on my iphone', 'run some javascript']) {
+      expect(namedServers(query, mixed).has('helper'), query).toBe(false);
+    }
+    // A snake_case name is still an identifier the query can name.
+    expect(namedServers('use download_video', mixed)).toEqual(new Set(['youtube-dl']));
   });
 
   it('a single-server catalogue still gets full answers', () => {

@@ -134,14 +134,14 @@ describe('dispatchCall', () => {
     expect(calls).toEqual([]);
   });
 
-  it('bad arguments are an isError naming each violation; nothing reaches the upstream, the tool is still promoted', async () => {
+  it('bad arguments are an isError naming each violation; nothing reaches the upstream, the tool is not promoted (promotion is for tools the model uses)', async () => {
     const { ctx, calls, events } = setup();
     const outcome = await dispatchCall(...request('math__add', { a: 'one' }), ctx);
     expect(outcome.result.isError).toBe(true);
     expect(text(outcome.result)).toMatch(/\/a/);
     expect(text(outcome.result)).toMatch(/b/);
     expect(calls).toEqual([]);
-    expect(outcome.promote).toEqual(['math__add']);
+    expect(outcome.promote ?? []).toEqual([]);
     expect(events[0]).toMatchObject({ isError: true, failure: 'invalid_arguments' });
   });
 

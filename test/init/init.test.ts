@@ -199,6 +199,14 @@ describe('the plan and the rewritten files', () => {
     expect(npxLocalPackage('toolshelf@0.1.0', '/home/u')).toBeUndefined();
     expect(npxLocalPackage('toolshelf', '/home/u')).toBeUndefined();
     expect(npxLocalPackage(undefined, '/home/u')).toBeUndefined();
+    // URLs stay URLs; a spec beside another package is toolshelf's own.
+    expect(npxLocalPackage('https://example.com/dl/toolshelf-0.1.0.tgz', '/home/u')).toBe('https://example.com/dl/toolshelf-0.1.0.tgz');
+    expect(npxLocalPackage('toolshelf@https://example.com/t.tgz', '/home/u')).toBe('https://example.com/t.tgz');
+    expect(npxLocalPackage('git+https://example.com/x/toolshelf.git', '/home/u')).toBe('git+https://example.com/x/toolshelf.git');
+    expect(npxLocalPackage('file:///opt/toolshelf-0.1.0.tgz', '/home/u')).toBe('/opt/toolshelf-0.1.0.tgz');
+    expect(npxLocalPackage('./plugin.tgz\n./toolshelf-0.1.0.tgz', '/home/u')).toBe('/home/u/toolshelf-0.1.0.tgz');
+    expect(npxLocalPackage('./plugin.tgz\ntoolshelf', '/home/u')).toBeUndefined();
+    expect(npxLocalPackage('/build/out.tgz', '/home/u')).toBe('/build/out.tgz');
   });
 
   it('gives Claude Code alwaysLoad and a type, VS Code a type, the rest the plain entry', () => {

@@ -5,9 +5,11 @@
  * Another user is uid 65534 (nobody): chown needs root, as CI and this machine run.
  */
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readVectors } from '../../src/discovery/semantic/vectorCache.js';
 import { ensurePrivateDir, openPrivateAppend, ownershipProblem, privateDirProblem, readPrivateFile, UnsafeStateError, writePrivateFile } from '../../src/lib/stateDir.js';
 
 const made: string[] = [];
@@ -97,6 +99,15 @@ describe('state files', () => {
       chownSync(join(dir, 'a.json'), NOBODY, NOBODY);
       expect(() => readPrivateFile(join(dir, 'a.json'))).toThrow(/belongs to another user/);
     }
+  });
+
+  it('refuses a FIFO or a folder where a state file belongs, at once (a FIFO used to block the read forever)', () => {
+    const dir = temp();
+    execFileSync('mkfifo', ['-m', '600', join(dir, 'vectors.json')]);
+    expect(() => readPrivateFile(join(dir, 'vectors.json'))).toThrow(/is not a regular file/);
+    expect(readVectors(join(dir, 'vectors.json')).size).toBe(0);
+    mkdirSync(join(dir, 'folder.json'), { mode: 0o700 });
+    expect(() => readPrivateFile(join(dir, 'folder.json'))).toThrow(/is not a regular file|EISDIR/);
   });
 
   it('appends to a log without following a link at its path, leaving the link’s target alone', () => {

@@ -6,9 +6,8 @@
  * Source: docs/search.md ("Semantic ranking": cache).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writePrivateFile } from '../../lib/stateDir.js';
+import { readPrivateFile, writePrivateFile } from '../../lib/stateDir.js';
 
 /** Most vectors kept on disk (≈ 2.7 KiB each as base64): the oldest beyond it are dropped on write. */
 export const MAX_CACHED_VECTORS = 20_000;
@@ -23,12 +22,14 @@ export function vectorCacheFile(stateDir: string, model: string): string {
   return join(stateDir, 'vectors', `${createHash('sha256').update(model).digest('hex').slice(0, 16)}.json`);
 }
 
-/** Reads the vectors stored at `file` (key → vector); empty when the file is missing or malformed. */
+/** Reads the vectors stored at `file` (key → vector); empty when the file is missing, malformed, not the user's alone or not a regular file (lib/stateDir.ts readPrivateFile). */
 export function readVectors(file: string): Map<string, Float32Array> {
   const vectors = new Map<string, Float32Array>();
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    const text = readPrivateFile(file);
+    if (text === undefined) return vectors;
+    parsed = JSON.parse(text);
   } catch {
     return vectors;
   }
