@@ -12,7 +12,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isPlainObject } from './plainObject.js';
 import { printableLine } from './printable.js';
 import { cleanText } from '../trust/clean.js';
-import { shownBlock, shownList } from './shownText.js';
+import { shownMessages, shownValue } from './shownText.js';
+import { fenceQuote } from '../gateway/instructions.js';
 
 /** The upstream requests relayed to a client, each with the client capability it needs (MCP spec, Client features). */
 export const RELAYED = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
@@ -59,20 +60,27 @@ const MAX_ELICITATION_TITLE_CHARS = 200;
 /**
  * An upstream's `elicitation/create` params as the client is asked them: the message cleaned onto one
  * line and attributed, `Server "files" asks: …`, so it cannot pose as toolshelf's own confirmation
- * prompt (`gateway/confirm.ts`), as the user or as another server; in `requestedSchema`, each property's
- * `title` and `description` (and the titles of its `oneOf` / `anyOf` choices, its `enumNames`) cleaned
- * and capped, on one line. Property names, `enum` and `const` values, `url`, `elicitationId` and the
- * rest pass as sent: they are what the answer carries back or where it goes. Each shown text is
+ * prompt (`gateway/confirm.ts`), as the user or as another server; every string and key of
+ * `requestedSchema` (property names, `enum` and `const` values, `default` values the user sees
+ * prefilled, `required`, titles and descriptions, at any depth) and of `_meta` cleaned, masked and on
+ * one line, each property's `title` and `description` (and the titles of its `oneOf` / `anyOf`
+ * choices, its `enumNames`) also capped. A property name or value the client answers with is then the
+ * cleaned one, as the user saw it; on a clean schema nothing changes. `url`, `elicitationId` and
+ * `mode` pass as sent: they are where the user is sent and what routes the answer. Each shown text is
  * cleaned, then `mask` (the upstream's credentials: upstream/failure.ts `withoutSecrets`) applied,
  * then put on one line and capped, so no part of a credential is left by the cap. The server key is
- * one toolshelf's config chose. Pure. Source: MCP spec, Client features › Elicitation;
- * docs/security.md, "Upstream errors and requests".
+ * one toolshelf's config chose. Pure. @throws RangeError for a schema nested too deeply to walk.
+ * Source: MCP spec, Client features › Elicitation; docs/security.md, "Upstream errors and requests".
  */
 export function attributedElicitation(server: string, params: Record<string, unknown> | undefined, mask: Mask = unmasked): Record<string, unknown> {
-  const given = params ?? {};
-  const message = typeof given.message === 'string' ? given.message : '';
-  const out: Record<string, unknown> = { ...given, message: printableLine(`Server "${server}" asks: ${mask(cleanText(message).text)}`, MAX_ELICITATION_MESSAGE_CHARS) };
-  const schema = given.requestedSchema;
+  const { message: given, url, elicitationId, mode, ...rest } = params ?? {};
+  const message = typeof given === 'string' ? given : '';
+  const plain = (text: string): string => printableLine(mask(cleanText(text).text), Number.MAX_SAFE_INTEGER);
+  const out = shownValue(rest, plain, plain) as Record<string, unknown>;
+  const passed = { mode, url, elicitationId };
+  for (const [key, value] of Object.entries(passed)) if (value !== undefined) out[key] = value;
+  out.message = printableLine(`Server "${server}" asks: ${mask(cleanText(message).text)}`, MAX_ELICITATION_MESSAGE_CHARS);
+  const schema = out.requestedSchema;
   if (isPlainObject(schema) && isPlainObject(schema.properties)) {
     const properties: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(schema.properties)) {
@@ -99,24 +107,24 @@ export function samplingAttribution(server: string): string {
 
 /**
  * An upstream's `sampling/createMessage` params as the client's model reads them: attributed to
- * `server` by a first line of the `systemPrompt` ({@link samplingAttribution}; the upstream's own
- * system prompt, if any, follows after a blank line), and the text cleaned, line breaks kept, then
- * `mask` applied (the upstream's credentials, as in its call results): `systemPrompt` and the text of
- * each message's content (one block or a list). Images, audio, tool use and results, and every other
- * field pass as they are. The server key is one toolshelf's config chose. Pure. Source: MCP spec,
- * Client features › Sampling; docs/security.md, "Upstream errors and requests".
+ * `server` by a first line of the `systemPrompt` ({@link samplingAttribution}); the upstream's own
+ * system prompt, if any, follows after a blank line with every line quoted (`> `, as server
+ * instructions are fenced: gateway/instructions.ts `fenceQuote`), so no line of it can stand as
+ * toolshelf's own (a second attribution, an "end of request" line). Every string and key of the rest
+ * (messages whole, their text, tool use input and tool results; `tools` with their descriptions;
+ * `metadata`, `_meta`…) is cleaned, line breaks kept, then `mask` applied (the upstream's
+ * credentials, as in its call results); an image's or audio's base64 `data` passes as it is. The
+ * server key is one toolshelf's config chose. Pure. @throws RangeError for params nested too deeply
+ * to walk. Source: MCP spec, Client features › Sampling; docs/security.md, "Upstream errors and requests".
  */
 export function attributedSampling(server: string, params: Record<string, unknown> | undefined, mask: Mask = unmasked): Record<string, unknown> {
-  const given = params ?? {};
+  const { systemPrompt: given, messages, ...rest } = params ?? {};
   const show = (text: string): string => mask(cleanText(text).text);
-  const messages = shownList(given.messages, (message) => {
-    if (!isPlainObject(message)) return message;
-    const content = Array.isArray(message.content) ? shownList(message.content, (block) => shownBlock(block, show)) : shownBlock(message.content, show);
-    return content === message.content ? message : { ...message, content };
-  });
-  const own = typeof given.systemPrompt === 'string' ? show(given.systemPrompt) : '';
-  const systemPrompt = own === '' ? samplingAttribution(server) : `${samplingAttribution(server)}\n\n${own}`;
-  return { ...given, systemPrompt, ...(messages !== undefined ? { messages } : {}) };
+  const showKey = (key: string): string => mask(cleanText(key, { lines: false }).text);
+  const out = shownValue(rest, show, showKey) as Record<string, unknown>;
+  const own = typeof given === 'string' ? show(given).trim() : '';
+  const systemPrompt = own === '' ? samplingAttribution(server) : `${samplingAttribution(server)}\n\n${fenceQuote(own)}`;
+  return { ...out, systemPrompt, ...(messages !== undefined ? { messages: shownMessages(messages, show, showKey) } : {}) };
 }
 
 /** What masks an upstream's credentials in a text already cleaned (upstream/failure.ts `withoutSecrets`). */

@@ -19,12 +19,12 @@ import { isRemote, type ServerConfig } from '../config/types.js';
 import type { Logger } from '../trace/log.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { msUntilRetry, nextState, PENDING, startsOnUse, statusOf, type Lifecycle, type LifecycleEvent, type Transition } from './lifecycle.js';
-import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools } from './failure.js';
+import { argumentValues, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools, withoutSplitSecrets } from './failure.js';
 import { directTransport, sendDirectToolCall } from './directCall.js';
 import { EXPIRED_AGAIN, LEGACY_REQUEST_TIMEOUT, sendRequest, sendToolCall, SESSION_EXPIRED, type CallContext, type RequestOutcome } from './calls.js';
 import { CallRouter, outsideCalls, type Owner } from './callRouting.js';
 import { NotificationGate, type UpstreamNotification } from './notificationGate.js';
-import { shownAnswer, shownResult } from '../lib/shownText.js';
+import { shownAnswer, shownResult, shownValue } from '../lib/shownText.js';
 import { signInFailure } from './outcome.js';
 import { newUpstreamClient, type ServerRequestRelay } from './relay.js';
 import { changedSince, fingerprint, Relister } from './relist.js';
@@ -387,8 +387,9 @@ export class UpstreamConnection {
   private saveListing(): void {
     const client = this.client;
     const given = client?.getInstructions();
-    // Masked as the tools are (cleaned on load, and on arrival before this): the cache must not keep a credential in clear.
-    const instructions = given === undefined ? undefined : withoutSecrets(given, this.secretList());
+    // Masked as the tools are, a credential split by invisible characters too (cleaned on load, and on
+    // arrival before this): the cache must not keep a credential in clear.
+    const instructions = given === undefined ? undefined : withoutSplitSecrets(given, this.secretList());
     const capabilities = client?.getServerCapabilities() as Record<string, unknown> | undefined;
     this.fromCache = false;
     this.listedLive = true;
@@ -587,14 +588,22 @@ export class UpstreamConnection {
     return owner.idle ? notification : undefined;
   }
 
-  /** A log message with its `logger` and a text `data` {@link shown}: a client may show it to a model or print it (docs/security.md, "Results"). */
+  /**
+   * A log message with every string and key of its params {@link shown} (its `logger`, and its `data`
+   * whole, text, object or array): a client may show it to a model or print it (docs/security.md,
+   * "Results"). One nested too deeply to walk keeps its level and logger, its data left out.
+   */
   private shownLog(notification: UpstreamNotification): UpstreamNotification {
     const params = notification.params;
     if (!params) return notification;
-    const shownParams = { ...params };
-    if (typeof params.logger === 'string') shownParams.logger = this.shown(params.logger);
-    if (typeof params.data === 'string') shownParams.data = this.shown(params.data);
-    return { ...notification, params: shownParams };
+    let shownParams: Record<string, unknown>;
+    try {
+      shownParams = shownValue(params, (text) => this.shown(text), (key) => this.shownKey(key)) as Record<string, unknown>;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      shownParams = { level: params.level, ...(typeof params.logger === 'string' ? { logger: this.shown(params.logger) } : {}), data: '(data nested too deeply to be shown)' };
+    }
+    return shownParams === params ? notification : { ...notification, params: shownParams };
   }
 
   /** `options` with its progress messages {@link shown}, as a result's text is. */
@@ -637,10 +646,10 @@ export class UpstreamConnection {
   }
 
   /**
-   * `outcome` with its upstream text {@link shown}; for an `ok` one, the text of its content items
-   * (`text`, and an embedded resource's `text`), line breaks kept, and every string and key of its
-   * `structuredContent` and `_meta`: the text a model reads is cleaned as every upstream string is
-   * (docs/security.md, "Results"). Binary content passes as it is. The same result object when
+   * `outcome` with its upstream text {@link shown}; for an `ok` one, every string and key of the whole
+   * result (content blocks with their `_meta`, annotations and resource links, `structuredContent`,
+   * `_meta`), line breaks kept in values: what a model reads is cleaned as every upstream string is
+   * (docs/security.md, "Results"). Binary payloads pass as they are. The same result object when
    * nothing changed; one nested too deeply to walk is refused as an upstream error.
    */
   private masked(outcome: CallOutcome): CallOutcome {
@@ -795,7 +804,9 @@ export class UpstreamConnection {
 
   /**
    * Sends any request upstream (resources, prompts, completion, logging) with the per-call timeout;
-   * the result is kept verbatim. Never rejects: failures come back with a JSON-RPC code. An expired
+   * the answer comes back whole with every string and key {@link shown} but its binary payloads and
+   * the fields that route (shownText.ts `shownAnswer`); one nested too deeply to walk is answered as
+   * an error. Never rejects: failures come back with a JSON-RPC code. An expired
    * remote session is renewed and the request sent once more, as for calls.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; origin?: RequestOrigin } = {}): Promise<RequestOutcome> {
@@ -817,7 +828,13 @@ export class UpstreamConnection {
     if (outcome === SESSION_EXPIRED) return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: `unavailable: ${EXPIRED_AGAIN}` } };
     if (subscription && outcome.ok) this.resources.accepted(subscription.method, subscription.uri);
     if (!outcome.ok) return { ok: false, error: { ...outcome.error, message: this.shown(outcome.error.message) } };
-    const result = shownAnswer(method, outcome.result, (text) => this.shown(text));
+    let result: Record<string, unknown>;
+    try {
+      result = shownAnswer(method, outcome.result, (text) => this.shown(text), (key) => this.shownKey(key));
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      return { ok: false, error: { code: ProtocolErrorCode.InternalError, message: 'its answer is nested too deeply to be checked' } };
+    }
     return result === outcome.result ? outcome : { ...outcome, result };
   }
 

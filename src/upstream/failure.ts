@@ -177,6 +177,16 @@ function splitSecretPattern(secrets: readonly string[]): RegExp {
 }
 
 /**
+ * `text` with each of `secrets` replaced by `<redacted>`, one split by runs of invisible characters
+ * ({@link INVISIBLE_RUN}) masked whole with them; every other character stays, so cleaning and the
+ * scanner still see what else the text hides. For text kept or shown before it is cleaned (the
+ * instructions in the catalogue cache). Pure. Source: docs/security.md, "Credentials in declarations".
+ */
+export function withoutSplitSecrets(text: string, secrets: readonly string[]): string {
+  return secrets.length === 0 ? text : text.replace(splitSecretPattern(secrets), '<redacted>');
+}
+
+/**
  * `tools` (an upstream's listing) with each of `secrets` replaced by `<redacted>` in every string and
  * key of each declaration but its `name` (which routes calls), at any depth: a server that pastes its
  * own token into a description or a schema must not hand it to a model, nor have it kept in the
@@ -188,8 +198,7 @@ function splitSecretPattern(secrets: readonly string[]): RegExp {
  */
 export function withoutSecretsInTools(tools: readonly UpstreamTool[], secrets: readonly string[]): readonly UpstreamTool[] {
   if (secrets.length === 0) return tools;
-  const pattern = splitSecretPattern(secrets);
-  const mask = (text: string): string => text.replace(pattern, '<redacted>');
+  const mask = (text: string): string => withoutSplitSecrets(text, secrets);
   let changed = false;
   const masked = tools.map((tool) => {
     let shown: unknown;

@@ -1,10 +1,11 @@
 /**
- * The walkers over an upstream's answer text: a call result's structuredContent and _meta have every
- * string and key shown at any depth, binary and numbers as they are, and a clean result stays the
- * same object (docs/security.md, "Results").
+ * The walkers over an upstream's answers: every string and key of the whole answer is shown at any
+ * depth (content blocks' `_meta`, annotations and resource links too), binary payloads, the fields
+ * that route in lists, and numbers as they are, and a clean answer stays the same object
+ * (docs/security.md, "Results").
  */
 import { describe, expect, it } from 'vitest';
-import { shownResult, shownValue } from '../../src/lib/shownText.js';
+import { shownAnswer, shownResult, shownValue } from '../../src/lib/shownText.js';
 import { cleanText } from '../../src/trust/clean.js';
 import { withoutSecrets } from '../../src/upstream/failure.js';
 
@@ -50,5 +51,69 @@ describe('shownResult', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 200_000; i += 1) deep = [deep];
     expect(() => shownResult({ content: [], structuredContent: { deep } }, show, showKey)).toThrow(RangeError);
+  });
+});
+
+describe('the whole answer', () => {
+  const hostile = `ok\u001b]0;pwned\u0007 ${SECRET}\u202e`;
+  const shown = 'ok <redacted>';
+
+  it('shows every field of every content block but an image’s, audio’s or resource’s binary payload', () => {
+    const result = {
+      content: [
+        { type: 'text', text: 'plain', _meta: { m: hostile }, annotations: { audience: ['user'], priority: 0.5, note: hostile } },
+        { type: 'resource_link', uri: `https://x.example/${SECRET}`, name: hostile, title: hostile, description: hostile, mimeType: 'text/plain' },
+        { type: 'image', data: `iVBOR${SECRET}`, mimeType: 'image/png', _meta: { alt: hostile } },
+        { type: 'audio', data: 'AAAA\u0007', mimeType: 'audio/wav' },
+        { type: 'resource', resource: { uri: 'x://1', blob: `AA${SECRET}`, _meta: { x: hostile } } },
+      ],
+      isError: false,
+    };
+    expect(shownResult(result, show, showKey)).toEqual({
+      content: [
+        { type: 'text', text: 'plain', _meta: { m: shown }, annotations: { audience: ['user'], priority: 0.5, note: shown } },
+        { type: 'resource_link', uri: 'https://x.example/<redacted>', name: shown, title: shown, description: shown, mimeType: 'text/plain' },
+        { type: 'image', data: `iVBOR${SECRET}`, mimeType: 'image/png', _meta: { alt: shown } },
+        { type: 'audio', data: 'AAAA\u0007', mimeType: 'audio/wav' },
+        { type: 'resource', resource: { uri: 'x://1', blob: `AA${SECRET}`, _meta: { x: shown } } },
+      ],
+      isError: false,
+    });
+  });
+
+  it('a `data` or `blob` key elsewhere is text like any other', () => {
+    const result = { content: [{ type: 'text', text: 'a', data: hostile, blob: hostile }], structuredContent: { type: 'image', data: hostile } };
+    expect(shownResult(result, show, showKey)).toEqual({ content: [{ type: 'text', text: 'a', data: shown, blob: shown }], structuredContent: { type: 'image', data: shown } });
+  });
+
+  it('shows resources/read, prompts/get and completion/complete whole, blobs as they are', () => {
+    expect(shownAnswer('resources/read', { contents: [{ uri: 'x://1', text: hostile, _meta: { m: hostile } }, { uri: 'x://1', blob: `AA${SECRET}` }] }, show, showKey)).toEqual({
+      contents: [{ uri: 'x://1', text: shown, _meta: { m: shown } }, { uri: 'x://1', blob: `AA${SECRET}` }],
+    });
+    const prompt = { description: hostile, messages: [{ role: 'user', content: { type: 'resource_link', uri: 'x://y', name: 'n', description: hostile } }, { role: 'user', content: { type: 'image', data: `AA${SECRET}`, mimeType: 'image/png' } }] };
+    expect(shownAnswer('prompts/get', prompt, show, showKey)).toEqual({
+      description: shown,
+      messages: [{ role: 'user', content: { type: 'resource_link', uri: 'x://y', name: 'n', description: shown } }, { role: 'user', content: { type: 'image', data: `AA${SECRET}`, mimeType: 'image/png' } }],
+    });
+    expect(shownAnswer('completion/complete', { completion: { values: [hostile], _meta: { m: hostile } } }, show, showKey)).toEqual({ completion: { values: [shown], _meta: { m: shown } } });
+  });
+
+  it('shows listed prompts, resources and templates but what routes: a prompt’s name, a URI, a URI template, the cursor', () => {
+    const odd = `x\u200b${SECRET}`;
+    expect(shownAnswer('prompts/list', { prompts: [{ name: odd, description: hostile, arguments: [{ name: 'a', description: hostile }], _meta: { m: hostile } }], nextCursor: odd }, show, showKey)).toEqual({
+      prompts: [{ name: odd, description: shown, arguments: [{ name: 'a', description: shown }], _meta: { m: shown } }],
+      nextCursor: odd,
+    });
+    expect(shownAnswer('resources/list', { resources: [{ uri: odd, name: hostile, description: hostile }] }, show, showKey)).toEqual({ resources: [{ uri: odd, name: shown, description: shown }] });
+    expect(shownAnswer('resources/templates/list', { resourceTemplates: [{ uriTemplate: odd, name: 'n', _meta: { m: hostile } }] }, show, showKey)).toEqual({
+      resourceTemplates: [{ uriTemplate: odd, name: 'n', _meta: { m: shown } }],
+    });
+  });
+
+  it('keeps a clean answer the same object', () => {
+    const read = { contents: [{ uri: 'x://1', text: 'fine', _meta: { a: 1 } }, { uri: 'x://1', blob: 'AAEC' }] };
+    expect(shownAnswer('resources/read', read, show, showKey)).toBe(read);
+    const listed = { prompts: [{ name: 'p', description: 'fine', arguments: [{ name: 'a' }] }] };
+    expect(shownAnswer('prompts/list', listed, show, showKey)).toBe(listed);
   });
 });

@@ -3,7 +3,7 @@
  * port, never the URL's path, query or credentials. Source: docs/robustness.md.
  */
 import { describe, expect, it } from 'vitest';
-import { argumentValues, causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools } from '../../src/upstream/failure.js';
+import { argumentValues, causeChain, describeFailure, isUnreachable, secretValues, withoutSecrets, withoutSecretsInTools, withoutSplitSecrets } from '../../src/upstream/failure.js';
 
 /** What Node 20's fetch throws for a refused connection: the reason is only in `cause`. */
 const refused = (port: number): TypeError =>
@@ -123,6 +123,12 @@ describe('credentials pasted into a tool declaration', () => {
     const mixed = withoutSecretsInTools([clean, { ...clean, name: 'b', description: `k ${key}` }], [key]);
     expect(mixed[0]).toBe(clean);
     expect(mixed[1]!.description).toBe('k <redacted>');
+  });
+
+  it('are masked in instructions kept for the catalogue cache, a split one whole, other hidden characters left', () => {
+    expect(withoutSplitSecrets(`Sign with sk-live-4f3e\u200b2d1c0b9a\u202e8877 or ${key}.${tag}`, [key])).toBe(`Sign with <redacted> or <redacted>.${tag}`);
+    expect(withoutSplitSecrets('Plain.', [key])).toBe('Plain.');
+    expect(withoutSplitSecrets(key, [])).toBe(key);
   });
 
   it('escape a credential’s regular-expression characters', () => {
