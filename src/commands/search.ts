@@ -166,7 +166,8 @@ async function searchOnce(config: Config, configPath: string, args: SearchArgs, 
   const logger = createLogger(args.level);
   const state = stateDir(process.env);
   // The serving gateway's encoder and vector cache, so the ranking is tool_search's (docs/search.md).
-  const semantic = config.discovery.semantic ? processSemanticEngine(process.env, logger, state) : undefined;
+  // Its query waits for the model to load: every tool vector may come from the cache, the model not yet.
+  const semantic = config.discovery.semantic ? processSemanticEngine(process.env, logger, state, VECTORS_WAIT_MS) : undefined;
   let opened: OpenShelf;
   try {
     // Held tools stay out of the answer as they would for a client; the pins are only read.

@@ -17,8 +17,10 @@ export const SEMANTIC_ENV = 'TOOLSHELF_SEMANTIC';
 /**
  * The encoder for this process, its vectors cached under `stateDir` when given; undefined when
  * {@link SEMANTIC_ENV} is `0`. Its worker and model load only when it is started or first searched.
+ * `queryTimeoutMs` overrides how long a search waits for its query's vector (engine.ts
+ * QUERY_TIMEOUT_MS): a one-shot command whose tools all come from the cache waits for the model too.
  */
-export function processSemanticEngine(env: Readonly<Record<string, string | undefined>>, logger: Logger, stateDir: string | undefined): SemanticEngine | undefined {
+export function processSemanticEngine(env: Readonly<Record<string, string | undefined>>, logger: Logger, stateDir: string | undefined, queryTimeoutMs?: number): SemanticEngine | undefined {
   if (env[SEMANTIC_ENV] === '0') return undefined;
-  return new SemanticEngine({ embedder: workerEmbedder(), logger, ...(stateDir ? { cacheFile: vectorCacheFile(stateDir, MODEL_ID) } : {}) });
+  return new SemanticEngine({ embedder: workerEmbedder(), logger, ...(stateDir ? { cacheFile: vectorCacheFile(stateDir, MODEL_ID) } : {}), ...(queryTimeoutMs !== undefined ? { queryTimeoutMs } : {}) });
 }
