@@ -8,6 +8,7 @@ import { signIn } from '../auth/flow.js';
 import { authStatus, formatStatus } from '../auth/status.js';
 import { storeFromEnv } from '../auth/upstreamAuth.js';
 import { isRemote, type Config, type RemoteServerConfig } from '../config/types.js';
+import { suggestNames } from '../discovery/suggest.js';
 import { argumentError, type ArgOptions, CONFIG_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, loadOrReport } from './common.js';
 
 export const AUTH_USAGE = `Usage: toolshelf auth login SERVER [--config FILE]   sign in to SERVER in the browser
@@ -31,7 +32,13 @@ export async function runAuth(argv: string[], out: (line: string) => void): Prom
   const [action, name, ...extra] = positionals;
   if (values.help || action === undefined) return out(AUTH_USAGE), values.help ? EXIT_OK : EXIT_USAGE;
   const needsName = action === 'login' || action === 'logout';
-  if (!['login', 'status', 'logout'].includes(action) || extra.length > 0 || needsName !== (name !== undefined)) {
+  const actions = ['login', 'status', 'logout'];
+  if (!actions.includes(action)) {
+    const [closest] = suggestNames(action, actions, 1);
+    const hint = closest === undefined ? '' : `; did you mean "auth ${closest}"?`;
+    return err(`toolshelf: unknown auth action "${action}"${hint}\n${AUTH_USAGE}`), EXIT_USAGE;
+  }
+  if (extra.length > 0 || needsName !== (name !== undefined)) {
     return err(`toolshelf: unexpected arguments: auth ${positionals.join(' ')}\n${AUTH_USAGE}`), EXIT_USAGE;
   }
   const config = loadOrReport(values.config, (text) => process.stderr.write(text));

@@ -61,4 +61,11 @@ describe('a mistyped option ("Unknown option \'--htp\'" with no guess)', () => {
     expect(run(['search', 'x', '--limt', '3']).stderr).toContain(`Unknown option '--limt'; did you mean "--limit"?`);
     expect(run(['--zzzzzz']).stderr).toContain(`toolshelf: Unknown option '--zzzzzz'\n`);
   });
+
+  it('a mistyped auth action gets the one it is closest to, exit 2 (it was "unexpected arguments: auth logn x")', () => {
+    const auth = run(['auth', 'logn', 'x']);
+    expect(auth.status).toBe(2);
+    expect(auth.stderr).toContain('toolshelf: unknown auth action "logn"; did you mean "auth login"?');
+    expect(run(['auth', 'zzzzzz']).stderr).toContain('toolshelf: unknown auth action "zzzzzz"\n');
+  });
 });
