@@ -30,7 +30,7 @@ export const DEFAULT_RANKER_TIMEOUT_MS = 2000;
  * the manifest's budget (docs/tools.md). Per server: `instructionsBytes`.
  */
 export const DEFAULT_INSTRUCTIONS_BYTES = 1024;
-/** Per-call upstream timeout in ms: the SDK's own default request timeout. */
+/** Per-call upstream timeout in ms, an idle timeout reset by progress: the SDK's own default request timeout (docs/robustness.md). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** A lazy upstream unused this long is stopped, in ms: long enough to cover a conversation's pauses. */
 export const DEFAULT_IDLE_STOP_MS = 600_000;

@@ -75,7 +75,7 @@ const MAX_ELICITATION_TITLE_CHARS = 200;
 export function attributedElicitation(server: string, params: Record<string, unknown> | undefined, mask: Mask = unmasked): Record<string, unknown> {
   const { message: given, url, elicitationId, mode, ...rest } = params ?? {};
   const message = typeof given === 'string' ? given : '';
-  const plain = (text: string): string => printableLine(mask(cleanText(text).text), Number.MAX_SAFE_INTEGER);
+  const plain = (text: string): string => line(text, mask, Number.MAX_SAFE_INTEGER);
   const out = shownValue(rest, plain, plain) as Record<string, unknown>;
   const passed = { mode, url, elicitationId };
   for (const [key, value] of Object.entries(passed)) if (value !== undefined) out[key] = value;

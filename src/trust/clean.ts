@@ -80,9 +80,10 @@ export function cleanedWarning(server: string, what: string, removed: RemovedCou
 /**
  * Anything that may need removing: C0/DEL/C1, U+00AD, U+034F, U+061C, U+115F, U+1160, U+180E,
  * U+200B–200F, U+2028–202E, U+2060–2069, U+3164, U+FFA0, variation selectors, U+FEFF and (as surrogate pairs) tags U+E0000–E007F and selectors U+E0100–E01EF.
- * Text without a match is returned as is, the common case, at the cost of one regex test.
+ * Text without a match is returned as is, the common case, at the cost of one regex test. Also what
+ * may split a credential unseen (upstream/failure.ts `withoutSplitSecrets`).
  */
-const SUSPECT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0]|\r|\udb40[\udc00-\udc7f\udd00-\uddef]/;
+export const SUSPECT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0]|\r|\udb40[\udc00-\udc7f\udd00-\uddef]/;
 const LINE_CHARS = /[\n\t]/;
 
 /**

@@ -9,14 +9,13 @@
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../config/defaults.js';
 import type { ServerConfig } from '../config/types.js';
 import { classifyFailure, isSessionExpired, notSentReason } from './outcome.js';
 import { LONGEST_TIMER_MS } from '../lib/timers.js';
 import { capIdle, capTotal } from './totalCap.js';
 import type { CallOptions, CallOutcome } from './types.js';
 
-/** Default per-call idle timeout in ms, reset by progress (the SDK's own default; docs/robustness.md). */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** Total cap on one call even while progress keeps arriving, in ms. */
 export const DEFAULT_MAX_TOTAL_MS = 600_000;
 

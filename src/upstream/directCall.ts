@@ -13,7 +13,8 @@
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SERVER_INFO_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../lib/plainObject.js';
 import { isTextBlocks } from '../lib/textContent.js';
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_TOTAL_MS, withoutServerInfo, type CallContext } from './calls.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../config/defaults.js';
+import { DEFAULT_MAX_TOTAL_MS, withoutServerInfo, type CallContext } from './calls.js';
 import { classifyFailure } from './outcome.js';
 import { canResume, resumeInClient } from './sdkResume.js';
 import { legacyResult } from './directRequests.js';

@@ -5,6 +5,7 @@
  * Pure. Source: docs/robustness.md (a remote failure named neither the host nor the cause).
  */
 import { printableLine } from '../lib/printable.js';
+import { SUSPECT } from '../trust/clean.js';
 import { shownValue } from '../lib/shownText.js';
 import type { UpstreamTool } from '../catalog/types.js';
 
@@ -155,11 +156,8 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
   return out;
 }
 
-/**
- * Characters cleaning removes one by one (`trust/clean.ts`: controls, zero-width, bidi and tag
- * characters), any run of which may sit between a credential's characters to split it.
- */
-const INVISIBLE_RUN = '(?:[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\u3164\\ufeff\\uffa0]|\\udb40[\\udc00-\\udc7f])*';
+/** A run of the characters cleaning may remove (`trust/clean.ts` SUSPECT), which may sit between a credential's characters to split it. */
+const INVISIBLE_RUN = `(?:${SUSPECT.source})*`;
 
 /** The last secrets list and its pattern: a connection passes the same list until its entry changes. */
 let splitMemo: { readonly secrets: readonly string[]; readonly pattern: RegExp } | undefined;

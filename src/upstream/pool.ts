@@ -119,7 +119,6 @@ export class UpstreamPool {
     return this.connectionModule;
   }
 
-
   /**
    * Opens every upstream at once (see {@link UpstreamConnection.open}: one with a cached listing is
    * served from it at once); resolves when each uncached one is ready or has failed, by the start

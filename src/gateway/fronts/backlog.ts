@@ -46,6 +46,17 @@ export type UnreadVerdict = { readonly kind: 'send' } | { readonly kind: 'drop' 
 const SEND: UnreadVerdict = { kind: 'send' };
 const DROP: UnreadVerdict = { kind: 'drop' };
 
+/**
+ * Bytes written to `responses` and not yet taken by the kernel: each response's `writableLength`
+ * (its queued output, plus the socket's buffer for the one the socket is writing; a socket writes
+ * one response at a time, so none is counted twice).
+ */
+function unreadBytes(responses: Iterable<ServerResponse>): number {
+  let total = 0;
+  for (const res of responses) total += res.writableLength;
+  return total;
+}
+
 /** The open responses of every client, by peer address: what waits unread for each address. */
 export class PeerBacklogs {
   private readonly open = new Map<string, Set<ServerResponse>>();
@@ -61,11 +72,9 @@ export class PeerBacklogs {
     });
   }
 
-  /** Bytes waiting unread in the open responses of `peer` (see {@link UnreadBacklog.bytes}). */
+  /** Bytes waiting unread in the open responses of `peer` ({@link unreadBytes}). */
   bytes(peer: string): number {
-    let total = 0;
-    for (const res of this.open.get(peer) ?? []) total += res.writableLength;
-    return total;
+    return unreadBytes(this.open.get(peer) ?? []);
   }
 }
 
@@ -94,15 +103,9 @@ export class UnreadBacklog {
     res.once('close', () => this.open.delete(res));
   }
 
-  /**
-   * Bytes written to the open responses and not yet taken by the kernel: each response's `writableLength`
-   * (its queued output, plus the socket's buffer for the one the socket is writing; a socket writes
-   * one response at a time, so none is counted twice).
-   */
+  /** Bytes waiting unread in this client's open responses ({@link unreadBytes}). */
   bytes(): number {
-    let total = 0;
-    for (const res of this.open) total += res.writableLength;
-    return total;
+    return unreadBytes(this.open);
   }
 
   /** Whether nothing waits unread for this client and its address is under its bound: every message to it is sent as it is, unlooked at. */
