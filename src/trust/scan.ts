@@ -223,16 +223,16 @@ function exfiltrationLink(raw: string): { text: string; index: number; length: n
   const text = decodedReferences(raw);
   const references = new Map<string, string>();
   for (const match of text.matchAll(REFERENCE)) references.set(match[1]!.trim().toLowerCase(), match[2]!);
+  // An image is fetched when shown: any query or placeholder carries data. A link only when followed: a placeholder in its query or fragment.
   const fetched = (url: string): boolean => /[?#]./.test(url) || URL_TEMPLATE.test(url);
+  const templatedTail = (url: string): boolean => URL_TEMPLATE.test(/[?#].*/.exec(url)?.[0] ?? '');
   for (const match of text.matchAll(IMAGE)) {
     const label = match[3];
     const url = label !== undefined ? references.get((label.trim() || match[1]!).trim().toLowerCase()) : (match[2] ?? match[4] ?? match[5]);
     if (url !== undefined && fetched(url)) return { text, index: match.index, length: match[0].length };
   }
   for (const match of text.matchAll(LINK)) {
-    const url = match[1] ?? match[2] ?? '';
-    const tail = /[?#].*/.exec(url)?.[0];
-    if (tail !== undefined && URL_TEMPLATE.test(tail)) return { text, index: match.index, length: match[0].length };
+    if (templatedTail(match[1] ?? match[2] ?? '')) return { text, index: match.index, length: match[0].length };
   }
   // A definition with a template is there to be used, by an image or a link.
   // A shortcut reference image, `![label]`, defined elsewhere.
@@ -241,8 +241,7 @@ function exfiltrationLink(raw: string): { text: string; index: number; length: n
     if (url !== undefined && fetched(url)) return { text, index: match.index, length: match[0].length };
   }
   for (const [, url] of references) {
-    const tail = /[?#].*/.exec(url)?.[0];
-    if (tail !== undefined && URL_TEMPLATE.test(tail)) return { text, index: text.indexOf(url), length: url.length };
+    if (templatedTail(url)) return { text, index: text.indexOf(url), length: url.length };
   }
   return undefined;
 }

@@ -20,7 +20,8 @@ export function peerUnreadRefusal(limitBytes: number): string {
   return `Not sent: over ${mib(limitBytes)} of earlier output wait unread for the clients at this address; read it, then retry`;
 }
 
-function mib(bytes: number): string {
+/** `bytes` in whole MiB, as the unread warnings and refusals say it (`40 MiB`). */
+export function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
 }
 

@@ -12,7 +12,7 @@ import { Transform, type Readable, type TransformCallback, type Writable } from 
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { unreadRefusal } from './backlog.js';
+import { mib, unreadRefusal } from './backlog.js';
 import { CallLane, type LaneTarget } from './callLane.js';
 import { errorResponse, invalidRequestAnswer } from './invalidMessage.js';
 import { nextDrain } from '../../lib/drain.js';
@@ -224,9 +224,8 @@ export class BoundedStdioTransport extends StdioServerTransport {
       this.refused = undefined;
     }
     if (!backlogged || !('id' in message)) return undefined;
-    const limit = `${(MAX_PENDING_OUTPUT_BYTES / (1024 * 1024)).toFixed(0)} MiB`;
     if (this.refused === undefined) {
-      this.warn(`the client is not reading: over ${limit} wait for it, so answers to it are replaced by an error and its input waits until it reads again`);
+      this.warn(`the client is not reading: over ${mib(MAX_PENDING_OUTPUT_BYTES)} wait for it, so answers to it are replaced by an error and its input waits until it reads again`);
       this.refused = 0;
     }
     this.refused += 1;
